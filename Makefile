@@ -1,0 +1,107 @@
+# Matrix multiplication on the GPU, step by step. `make help` lists the targets.
+
+STEP_DIRS := step01_naive step02_kahan step03_shared_row step04_pitch step05_tiled step06_padded
+# step05_tiled/step05, ...: each program is named by its folder's number.
+PROGRAMS := $(foreach d,$(STEP_DIRS),$(d)/$(firstword $(subst _, ,$(d))))
+
+NVCC ?= nvcc
+ifeq ($(origin CC),default)
+  CC := gcc
+endif
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
+
+# GPU code: ARCH=sm_90 (or any -arch value) overrides. Otherwise the installed GPU's
+# architecture, read from nvidia-smi; with no GPU, a fat binary with sm_80 and sm_90
+# machine code plus compute_90 PTX for newer GPUs.
+GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
+ifneq ($(ARCH),)
+  ARCH_FLAGS := -arch=$(ARCH)
+else ifneq ($(GPU_CC),)
+  ARCH_FLAGS := -arch=sm_$(GPU_CC)
+else
+  ARCH_FLAGS := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+                -gencode arch=compute_90,code=compute_90
+endif
+
+# No --use_fast_math, no flush-to-zero, no -ffast-math: they can undo Kahan's
+# compensation and the reference's accuracy.
+WARN := -Wall -Wextra
+CFLAGS := -std=c11 -O3 $(WARN) -fopenmp -I$(CUDA_HOME)/include -Icommon
+NVCCFLAGS := -O3 $(ARCH_FLAGS) -Icommon -Xcompiler -Wall,-Wextra
+LDLIBS := -Xcompiler -fopenmp
+
+COMMON_SRC := common/step_main.c common/args.c common/matrix.c common/timing.c common/gpu.c
+COMMON_OBJ := $(patsubst common/%.c,obj/common/%.o,$(COMMON_SRC))
+HEADERS := $(wildcard common/*.h)
+
+.PHONY: all build help test clean regs sanitize profile $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
+.DEFAULT_GOAL := all
+
+all build: $(PROGRAMS) obj/gpu_info
+
+help:
+	@echo "make                 build every program (no GPU needed to build)"
+	@echo "make step01 .. step06  build that step and run it at n = 1000 (ARGS='-n 4096' to change)"
+	@echo "make test            unit, command-line and (with a GPU) correctness tests, via prove"
+	@echo "make profile STEP=05 ncu metrics of that step's kernel at n = 1000 (NCU_N=... to change)"
+	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
+	@echo "make regs            registers, shared memory and spills per kernel (-Xptxas -v)"
+	@echo "make clean           remove what the build made"
+	@echo "ARCH=sm_90           build GPU code for that architecture (default: the installed GPU's)"
+
+obj/common/%.o: common/%.c $(HEADERS) | obj/common
+	$(CC) $(CFLAGS) -c $< -o $@
+
+obj/%.o: step*/%.cu $(HEADERS) | obj
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# Link with nvcc: it brings the CUDA runtime. The steps' objects come first.
+define step_rule
+$(1)/$(2): obj/$(2).o $$(COMMON_OBJ)
+	$$(NVCC) $$(ARCH_FLAGS) -o $$@ $$^ $$(LDLIBS)
+endef
+$(foreach d,$(STEP_DIRS),$(eval $(call step_rule,$(d),$(firstword $(subst _, ,$(d))))))
+
+obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/timing.o
+	$(NVCC) -o $@ $^
+
+obj/harness_test: tests/harness_test.c obj/common/matrix.o obj/common/timing.o obj/common/args.o obj/common/gpu.o $(HEADERS) | obj
+	$(CC) $(CFLAGS) -o $@ tests/harness_test.c obj/common/matrix.o obj/common/timing.o \
+	    obj/common/args.o obj/common/gpu.o -L$(CUDA_HOME)/lib64 -lcudart -lm \
+	    -Wl,-rpath,$(CUDA_HOME)/lib64
+
+obj obj/common:
+	mkdir -p $@
+
+ARGS ?= -n 1000
+define run_rule
+$(2): $(1)/$(2)
+	./$(1)/$(2) $$(ARGS)
+endef
+$(foreach d,$(STEP_DIRS),$(eval $(call run_rule,$(d),$(firstword $(subst _, ,$(d))))))
+
+test: all obj/harness_test
+	prove tests/
+
+# ncu with --clock-control none: the GPU runs at the clocks it would run at anyway,
+# as in every other measurement here. One launch, after the warm-up ones.
+STEP ?= 05
+NCU_N ?= 1000
+NCU_METRICS := gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
+profile: all
+	ncu --clock-control none --kernel-name regex:matmult_kernel --launch-skip 1 --launch-count 1 \
+	    --metrics $(NCU_METRICS) ./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP) -n $(NCU_N) --reps 1
+
+SANITIZE_SIZES ?= 17 100
+sanitize: all
+	@set -e; for p in $(PROGRAMS); do for n in $(SANITIZE_SIZES); do for tool in memcheck racecheck; do \
+	    echo "== $$tool $$p -n $$n"; \
+	    compute-sanitizer --tool $$tool --error-exitcode 9 ./$$p -n $$n --reps 1 --check full >/dev/null; \
+	done; done; done; echo "compute-sanitizer: no errors"
+
+regs:
+	@for d in $(STEP_DIRS); do p=$$(echo $$d | cut -d_ -f1); echo "== $$p"; \
+	    $(NVCC) $(NVCCFLAGS) -Xptxas -v -c $$d/$$p.cu -o /dev/null 2>&1 | grep -E "Compiling|registers|spill|smem"; done
+
+clean:
+	rm -rf obj $(PROGRAMS)

@@ -1,0 +1,155 @@
+#define _GNU_SOURCE /* getopt_long */
+#include "args.h"
+#include "gpu.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void usage_error(const char *program, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", program);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (try --help)\n");
+    exit(EXIT_USAGE);
+}
+
+int parse_long(const char *text, long min, long max, long *out)
+{
+    if (!text || !*text || isspace((unsigned char)text[0]))
+        return -1;
+    if (min >= 0 && (text[0] == '-' || text[0] == '+'))
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end != '\0' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void print_usage(const char *program, const char *lesson)
+{
+    printf("Usage: %s [options]\n"
+           "%s: %s.\n\nMultiplies two n x n float matrices on the GPU, checks the result\n"
+           "against a double-precision CPU reference, and reports the end-to-end time\n"
+           "(allocate, copy in, multiply, copy out, free) and the kernel time.\n"
+           "\n"
+           "Options:\n"
+           "  -n N                matrix size, a whole number >= 1 (default 1000, the article's)\n"
+           "  --reps R            timed kernel launches after one warm-up; the median is\n"
+           "                      reported (default 10)\n"
+           "  --seed S            seed of the input generator (default 0)\n"
+           "  --check MODE        full: every row against the reference; sample: %d rows\n"
+           "                      (first, last, random); none: only NaN/Inf/unwritten scan\n"
+           "                      (default: full up to n = %d, sample above)\n"
+           "  --csv               print one CSV line instead of the report\n"
+           "  --csv-header        print the CSV header line first (implies --csv)\n"
+           "  --breakdown         split the end-to-end time into its phases\n"
+           "  --save DIR          write a.npy, b.npy and c.npy (float32, n x n) into DIR\n"
+           "  --help              show this help\n"
+           "\n"
+           "Exit status: 0 within tolerance, 1 not within tolerance (or NaN, Inf,\n"
+           "unwritten elements), 2 bad usage, 3 no usable CUDA device or a CUDA error.\n",
+           program, program, lesson, SAMPLE_ROWS, FULL_CHECK_MAX_N);
+}
+
+void parse_args(const char *program, const char *lesson, int argc, char **argv,
+                struct options *opt)
+{
+    enum { OPT_REPS = 1000, OPT_SEED, OPT_CHECK, OPT_CSV, OPT_CSV_HEADER, OPT_BREAKDOWN,
+           OPT_SAVE, OPT_HELP };
+    static const struct option longopts[] = {
+        {"reps", required_argument, NULL, OPT_REPS},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"check", required_argument, NULL, OPT_CHECK},
+        {"csv", no_argument, NULL, OPT_CSV},
+        {"csv-header", no_argument, NULL, OPT_CSV_HEADER},
+        {"breakdown", no_argument, NULL, OPT_BREAKDOWN},
+        {"save", required_argument, NULL, OPT_SAVE},
+        {"help", no_argument, NULL, OPT_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    int check_given = 0;
+    long v;
+
+    memset(opt, 0, sizeof *opt);
+    opt->n = 1000;
+    opt->reps = 10;
+    opterr = 0; /* our own one-line messages instead of getopt's */
+    optind = 1;
+
+    for (;;) {
+        int c = getopt_long(argc, argv, ":n:h", longopts, NULL);
+        if (c == -1)
+            break;
+        switch (c) {
+        case 'n':
+            if (parse_long(optarg, 1, INT_MAX, &v))
+                usage_error(program, "bad size -n '%s': expected a whole number >= 1", optarg);
+            opt->n = (int)v;
+            break;
+        case OPT_REPS:
+            if (parse_long(optarg, 1, 1000000, &v))
+                usage_error(program, "bad --reps '%s': expected a whole number from 1 to 1000000",
+                            optarg);
+            opt->reps = (int)v;
+            break;
+        case OPT_SEED:
+            if (parse_long(optarg, 0, LONG_MAX, &v))
+                usage_error(program, "bad --seed '%s': expected a whole number >= 0", optarg);
+            opt->seed = (uint64_t)v;
+            break;
+        case OPT_CHECK:
+            if (strcmp(optarg, "full") == 0)
+                opt->check = CHECK_FULL;
+            else if (strcmp(optarg, "sample") == 0)
+                opt->check = CHECK_SAMPLE;
+            else if (strcmp(optarg, "none") == 0)
+                opt->check = CHECK_NONE;
+            else
+                usage_error(program, "bad --check '%s': expected full, sample or none", optarg);
+            check_given = 1;
+            break;
+        case OPT_CSV:
+            opt->csv = 1;
+            break;
+        case OPT_CSV_HEADER:
+            opt->csv = opt->csv_header = 1;
+            break;
+        case OPT_BREAKDOWN:
+            opt->breakdown = 1;
+            break;
+        case OPT_SAVE:
+            if (!*optarg)
+                usage_error(program, "bad --save '': expected a directory");
+            opt->save_dir = optarg;
+            break;
+        case 'h':
+        case OPT_HELP:
+            print_usage(program, lesson);
+            exit(EXIT_PASS);
+        case ':':
+            if (optopt && optopt < OPT_REPS)
+                usage_error(program, "option '-%c' needs a value", optopt);
+            usage_error(program, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt && optopt < OPT_REPS)
+                usage_error(program, "unknown option '-%c'", optopt);
+            usage_error(program, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        usage_error(program, "unexpected argument '%s'", argv[optind]);
+    if (!check_given)
+        opt->check = opt->n <= FULL_CHECK_MAX_N ? CHECK_FULL : CHECK_SAMPLE;
+}

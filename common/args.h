@@ -1,0 +1,43 @@
+/* Command-line options shared by every step program. */
+#ifndef ARGS_H
+#define ARGS_H
+
+#include <stdint.h>
+#include "matrix.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct options {
+    int n;
+    int reps;
+    uint64_t seed;
+    enum check_mode check;
+    int csv;
+    int csv_header;
+    int breakdown;
+    const char *save_dir;
+};
+
+/* Sizes up to this get the full reference check by default; larger ones a sample
+ * of rows (the full check is O(n^3) on the CPU). */
+#define FULL_CHECK_MAX_N 2048
+
+/* Parse argv. --help prints the usage and exits 0; anything wrong prints one line
+ * on stderr and exits 2 (EXIT_USAGE). */
+void parse_args(const char *program, const char *lesson, int argc, char **argv,
+                struct options *opt);
+
+/* Parse a whole decimal number in [min, max]; 0 on success, -1 otherwise. Rejects
+ * empty strings, signs where min >= 0, trailing junk ("12x") and overflow. */
+int parse_long(const char *text, long min, long max, long *out);
+
+/* One line on stderr, "program: message", then exit 2. */
+void usage_error(const char *program, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
+#endif

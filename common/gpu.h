@@ -1,0 +1,77 @@
+/* The thin CUDA part of the harness: error checking, the device query, and the
+ * two clocks (end-to-end phases on the host, kernel time with CUDA events).
+ * Host code in C; included by the steps' .cu files too. */
+#ifndef GPU_H
+#define GPU_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit codes shared by every program. */
+enum exit_code { EXIT_PASS = 0, EXIT_INACCURATE = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
+
+/* Every CUDA call is checked: on error print the call, file and line, and exit.
+ * Unlike the transpose text's CUDA_CHECK_ERROR it is never compiled away, and it
+ * stops instead of carrying on with a broken device state. */
+#define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
+/* After a <<<launch>>>: configuration errors show up here, not at the launch. */
+#define CUDA_CHECK_LAUNCH() cuda_check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+void cuda_check(cudaError_t err, const char *what, const char *file, int line);
+
+struct gpu_device {
+    int id;
+    char name[256];
+    int sm_count;
+    int cc_major, cc_minor;
+    int clock_khz;             /* SM clock the driver reports (boost) */
+    size_t total_mem, free_mem;
+    size_t smem_per_block_optin; /* shared memory a block may have after opting in */
+};
+
+/* Find and open the device; with none, print one line and exit EXIT_NO_GPU. */
+void gpu_open(const char *program, struct gpu_device *dev);
+
+/* Device matrices as the kernels see them: leading dimensions in elements. */
+struct dev_mats {
+    const float *a;
+    size_t lda;
+    const float *b;
+    size_t ldb;
+    float *c;
+    size_t ldc;
+    int n;
+};
+
+/* What one pass of a step's host function measured. */
+struct gpu_run {
+    /* End-to-end, host wall clock, ms: the article's "Time used" split in phases. */
+    double alloc_ms, h2d_ms, kernel_ms, d2h_ms, free_ms;
+    double kernel_median_ms;  /* CUDA events, median of reps after a warm-up; 0 if reps = 0 */
+    size_t pitch_bytes;       /* bytes per device row when the allocation is pitched, else 0 */
+    int padded_n;             /* n rounded up by a padded allocation, else 0 */
+};
+
+double gpu_run_total_ms(const struct gpu_run *run);
+
+/* Phase clock for the end-to-end time: each lap synchronises the device, checks
+ * for errors and returns the ms since the previous lap (or since start). */
+struct phase_clock {
+    double last_ms;
+};
+void phase_start(struct phase_clock *clk);
+double phase_lap(struct phase_clock *clk);
+
+typedef void (*launch_fn)(const struct dev_mats *m);
+
+/* Launch once to warm up, then reps times, each between two CUDA events; the
+ * median in ms. The launches recompute the same C, so the result is unchanged. */
+double time_kernel(launch_fn launch, const struct dev_mats *m, int reps);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,190 @@
+/* main() of every step program: everything that is not the step's lesson. */
+#define _GNU_SOURCE
+#include "args.h"
+#include "step.h"
+#include "timing.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The end-to-end time is the median of this many passes, after one warm-up pass. */
+#define E2E_PASSES 3
+
+static double gflops(int n, double ms)
+{
+    return ms > 0 ? 2.0 * n * n * (double)n / (ms * 1e6) : 0.0;
+}
+
+double step_tolerance(int compensated, int n)
+{
+    if (compensated)
+        return KAHAN_TOLERANCE;
+    const double u = ldexp(1.0, -24);
+    return (n + 1) * u / (1.0 - (n + 1) * u);
+}
+
+/* Decided before the GPU is touched: A, B and C in host memory. */
+static void check_host_memory(const char *program, int n)
+{
+    double need = 3.0 * n * (double)n * sizeof(float);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * page : 0.0;
+    if (need > (double)SIZE_MAX / 2 || (have > 0 && need > have))
+        usage_error(program, "n = %d needs %.1f GB of host memory for A, B and C; this machine has %.1f GB",
+                    n, need / 1e9, have / 1e9);
+}
+
+/* Decided right after the device query, before any allocation. Counts the largest
+ * layout any step uses: rows rounded up to 16 and pitched to 512 bytes. */
+static void check_device_memory(const char *program, int n, const struct gpu_device *dev)
+{
+    double rows = ceil(n / 16.0) * 16.0;
+    double row_bytes = ceil(rows * sizeof(float) / 512.0) * 512.0;
+    double need = 3.0 * rows * row_bytes;
+    if (need > (double)dev->free_mem)
+        usage_error(program, "n = %d needs %.1f GB of device memory for A, B and C; %s has %.1f GB free",
+                    n, need / 1e9, dev->name, dev->free_mem / 1e9);
+    if (step_info.dynamic_smem_bytes) {
+        size_t smem = step_info.dynamic_smem_bytes(n);
+        if (smem > dev->smem_per_block_optin)
+            usage_error(program, "n = %d needs %zu bytes of shared memory per block; %s allows at most %zu",
+                        n, smem, dev->name, dev->smem_per_block_optin);
+    }
+}
+
+static float *host_matrix(const char *program, int n)
+{
+    float *m = malloc(sizeof *m * (size_t)n * n);
+    if (!m)
+        usage_error(program, "cannot allocate %.1f GB of host memory for n = %d",
+                    sizeof *m * (double)n * n / 1e9, n);
+    return m;
+}
+
+static const char *check_name(enum check_mode mode)
+{
+    return mode == CHECK_FULL ? "full" : mode == CHECK_SAMPLE ? "sample" : "none";
+}
+
+static void save_all(const char *program, const char *dir, const float *a, const float *b,
+                     const float *c, int n)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create directory '%s': %s\n", program, dir, strerror(errno));
+        exit(EXIT_USAGE);
+    }
+    const char *names[3] = {"a.npy", "b.npy", "c.npy"};
+    const float *mats[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (save_npy(path, mats[i], n, n) != 0) {
+            fprintf(stderr, "%s: cannot write '%s': %s\n", program, path, strerror(errno));
+            exit(EXIT_USAGE);
+        }
+    }
+}
+
+#define CSV_HEADER "program,n,device,kernel_ms,gflops,total_ms,max_rel_err,avg_rel_err," \
+                   "e2e_gflops,alloc_ms,h2d_ms,kernel_e2e_ms,d2h_ms,free_ms,reps,check," \
+                   "rows_checked,tolerance,status"
+
+int main(int argc, char **argv)
+{
+    struct options opt;
+    const char *program = step_info.program;
+    parse_args(program, step_info.lesson, argc, argv, &opt);
+    const int n = opt.n;
+    check_host_memory(program, n);
+
+    struct gpu_device dev;
+    gpu_open(program, &dev);
+    check_device_memory(program, n, &dev);
+
+    float *a = host_matrix(program, n), *b = host_matrix(program, n), *c = host_matrix(program, n);
+    uint64_t state = opt.seed;
+    matgen(a, n, n, &state);
+    matgen(b, n, n, &state);
+
+    /* Pass 0 warms up (module load, allocator, clocks); then E2E_PASSES timed passes,
+     * the last of which also times the kernel alone. C is poisoned before each pass. */
+    struct gpu_run runs[E2E_PASSES];
+    double totals[E2E_PASSES];
+    for (int pass = 0; pass <= E2E_PASSES; pass++) {
+        struct gpu_run run;
+        memset(&run, 0, sizeof run);
+        poison_mat(c, (size_t)n * n);
+        matmult_gpu(a, n, b, n, c, n, n, pass == E2E_PASSES ? opt.reps : 0, &run);
+        if (pass > 0) {
+            runs[pass - 1] = run;
+            totals[pass - 1] = gpu_run_total_ms(&run);
+        }
+    }
+    double kernel_ms = runs[E2E_PASSES - 1].kernel_median_ms;
+    /* The phases reported are those of the pass with the median total. */
+    double sorted[E2E_PASSES];
+    memcpy(sorted, totals, sizeof totals);
+    double median_total = median_of(sorted, E2E_PASSES);
+    struct gpu_run e2e = runs[0];
+    for (int i = 0; i < E2E_PASSES; i++)
+        if (totals[i] == median_total)
+            e2e = runs[i];
+    double total_ms = gpu_run_total_ms(&e2e);
+
+    struct check_result res;
+    check_product(a, b, c, n, opt.check, opt.seed, &res);
+    double tol = step_tolerance(step_info.compensated, n);
+    int pass = check_passes(&res, tol);
+    double avg = res.compared ? res.sum_rel_err / res.compared : 0.0;
+
+    if (opt.save_dir)
+        save_all(program, opt.save_dir, a, b, c, n);
+
+    if (opt.csv) {
+        if (opt.csv_header)
+            printf("%s\n", CSV_HEADER);
+        printf("%s,%d,%s,%.6f,%.2f,%.6f,%.6e,%.6e,%.2f,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s,%zu,%.3e,%s\n",
+               program, n, dev.name, kernel_ms, gflops(n, kernel_ms), total_ms, res.max_rel_err, avg,
+               gflops(n, total_ms), e2e.alloc_ms, e2e.h2d_ms, e2e.kernel_ms, e2e.d2h_ms, e2e.free_ms,
+               opt.reps, check_name(opt.check), res.rows_checked, tol, pass ? "pass" : "FAIL");
+    } else {
+        printf("%s: %s\n", program, step_info.lesson);
+        printf("Device: %s (%d SMs, compute capability %d.%d), n = %d\n", dev.name, dev.sm_count,
+               dev.cc_major, dev.cc_minor, n);
+        if (e2e.pitch_bytes)
+            printf("Pitch: rows of %zu bytes are allocated %zu bytes apart\n",
+                   sizeof(float) * (size_t)(e2e.padded_n ? e2e.padded_n : n), e2e.pitch_bytes);
+        if (e2e.padded_n)
+            printf("Padded allocation: %d x %d zero-filled for n = %d\n", e2e.padded_n, e2e.padded_n, n);
+        if (opt.check == CHECK_NONE)
+            printf("Max error: not checked (--check none)\n");
+        else
+            printf("Max error: %g Average error: %g (%zu of %d rows against the double reference%s)\n",
+                   res.max_rel_err, avg, res.rows_checked, n,
+                   opt.check == CHECK_SAMPLE && (int)res.rows_checked < n ? ", a sample" : "");
+        printf("Time used: %.4f s (%.2f GFLOPS) end-to-end, median of %d\n", total_ms / 1e3,
+               gflops(n, total_ms), E2E_PASSES);
+        if (opt.breakdown)
+            printf("  allocate %.3f ms, copy in %.3f ms, kernel %.3f ms, copy out %.3f ms, free %.3f ms\n",
+                   e2e.alloc_ms, e2e.h2d_ms, e2e.kernel_ms, e2e.d2h_ms, e2e.free_ms);
+        printf("Kernel: %.4f ms (%.2f GFLOPS), median of %d after a warm-up\n", kernel_ms,
+               gflops(n, kernel_ms), opt.reps);
+        if (res.unwritten || res.nonfinite)
+            printf("FAIL: %zu unwritten and %zu NaN/Inf elements, first at row %ld column %ld\n",
+                   res.unwritten, res.nonfinite, res.first_bad / n, res.first_bad % n);
+        else if (opt.check != CHECK_NONE)
+            printf("%s: max relative error %.3g %s tolerance %.3g\n", pass ? "PASS" : "FAIL",
+                   res.max_rel_err, pass ? "<=" : ">", tol);
+        else
+            printf("PASS: every element written and finite (accuracy not checked)\n");
+    }
+    free(a);
+    free(b);
+    free(c);
+    return pass ? EXIT_PASS : EXIT_INACCURATE;
+}

@@ -1,0 +1,67 @@
+/* Step 01: the article's first kernel. One thread per element of C, each reading a
+ * row of A and a column of B straight from global memory. */
+#include "step.h"
+
+#define NUM_THREADS 256
+
+const struct step_info step_info = {"step01", "one thread per element of C, plain float sum", 0, NULL};
+
+__global__ static void matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb,
+                                      float *c, size_t ldc, int n)
+{
+    /* 64-bit index: the article's int overflows once n * n > 2^31 (n >= 46341),
+     * a size an H100's 80 GB holds. */
+    const size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t row = idx / n;
+    const size_t column = idx % n;
+
+    if (row < n && column < n) {
+        float t = 0;
+        for (int i = 0; i < n; i++) {
+            t += a[row * lda + i] * b[i * ldb + column];
+        }
+        c[row * ldc + column] = t;
+    }
+}
+
+static void launch(const struct dev_mats *m)
+{
+    /* The article's 1-D launch: ceil(n / 256) blocks per row of C, n rows. */
+    const unsigned blocks = (m->n + NUM_THREADS - 1) / NUM_THREADS;
+    matmult_kernel<<<blocks * m->n, NUM_THREADS>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, m->n);
+}
+
+void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
+                 int kernel_reps, struct gpu_run *run)
+{
+    float *ac, *bc, *cc;
+    const size_t row_bytes = sizeof(float) * n;
+    struct phase_clock clock;
+
+    phase_start(&clock);
+    CUDA_CHECK(cudaMalloc((void **)&ac, row_bytes * n));
+    CUDA_CHECK(cudaMalloc((void **)&bc, row_bytes * n));
+    CUDA_CHECK(cudaMalloc((void **)&cc, row_bytes * n));
+    CUDA_CHECK(cudaMemset(cc, POISON_BYTE, row_bytes * n)); /* harness: catch unwritten elements */
+    run->alloc_ms = phase_lap(&clock);
+
+    CUDA_CHECK(cudaMemcpy2D(ac, row_bytes, a, sizeof(float) * lda, row_bytes, n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy2D(bc, row_bytes, b, sizeof(float) * ldb, row_bytes, n, cudaMemcpyHostToDevice));
+    run->h2d_ms = phase_lap(&clock);
+
+    const struct dev_mats m = {ac, (size_t)n, bc, (size_t)n, cc, (size_t)n, n};
+    launch(&m);
+    CUDA_CHECK_LAUNCH();
+    run->kernel_ms = phase_lap(&clock);
+
+    CUDA_CHECK(cudaMemcpy2D(c, sizeof(float) * ldc, cc, row_bytes, row_bytes, n, cudaMemcpyDeviceToHost));
+    run->d2h_ms = phase_lap(&clock);
+
+    run->kernel_median_ms = time_kernel(launch, &m, kernel_reps); /* outside the end-to-end time */
+
+    phase_start(&clock);
+    CUDA_CHECK(cudaFree(ac));
+    CUDA_CHECK(cudaFree(bc));
+    CUDA_CHECK(cudaFree(cc));
+    run->free_ms = phase_lap(&clock);
+}

@@ -1,0 +1,84 @@
+/* Step 03: one block per row of C. The block reads its row of A once into shared
+ * memory; every thread then reuses it for its columns instead of re-reading A. */
+#include "step.h"
+
+#define NUM_THREADS 256
+
+/* The row of A in shared memory: n floats. Above the default 48 KB per block the
+ * kernel must opt in, up to the device's limit (227 KB on an H100, n <= 58112). */
+static size_t row_smem_bytes(int n)
+{
+    return sizeof(float) * n;
+}
+
+const struct step_info step_info = {"step03", "a row of A in shared memory", 1, row_smem_bytes};
+
+__global__ static void matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb,
+                                      float *c, size_t ldc, int n)
+{
+    extern __shared__ float data[];
+    const int tid = threadIdx.x;
+    const size_t row = blockIdx.x;
+
+    for (int i = tid; i < n; i += blockDim.x) {
+        data[i] = a[row * lda + i];
+    }
+    __syncthreads();
+
+    for (int column = tid; column < n; column += blockDim.x) {
+        float t = 0;
+        float y = 0; /* how far t is above the exact sum: its rounding error */
+        for (int i = 0; i < n; i++) {
+            float r;
+            y -= data[i] * b[i * ldb + column];
+            r = t - y;
+            y = (r - t) + y; /* what r gained minus what it should have */
+            t = r;
+        }
+        c[row * ldc + column] = t;
+    }
+}
+
+static void launch(const struct dev_mats *m)
+{
+    /* One block per row of C, with the row of A as dynamic shared memory. */
+    matmult_kernel<<<m->n, NUM_THREADS, row_smem_bytes(m->n)>>>(m->a, m->lda, m->b, m->ldb, m->c,
+                                                               m->ldc, m->n);
+}
+
+void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
+                 int kernel_reps, struct gpu_run *run)
+{
+    float *ac, *bc, *cc;
+    const size_t row_bytes = sizeof(float) * n;
+    struct phase_clock clock;
+
+    phase_start(&clock);
+    CUDA_CHECK(cudaMalloc((void **)&ac, row_bytes * n));
+    CUDA_CHECK(cudaMalloc((void **)&bc, row_bytes * n));
+    CUDA_CHECK(cudaMalloc((void **)&cc, row_bytes * n));
+    CUDA_CHECK(cudaMemset(cc, POISON_BYTE, row_bytes * n)); /* harness: catch unwritten elements */
+    run->alloc_ms = phase_lap(&clock);
+
+    CUDA_CHECK(cudaMemcpy2D(ac, row_bytes, a, sizeof(float) * lda, row_bytes, n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy2D(bc, row_bytes, b, sizeof(float) * ldb, row_bytes, n, cudaMemcpyHostToDevice));
+    run->h2d_ms = phase_lap(&clock);
+
+    const struct dev_mats m = {ac, (size_t)n, bc, (size_t)n, cc, (size_t)n, n};
+    CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)row_smem_bytes(n)));
+    launch(&m);
+    CUDA_CHECK_LAUNCH();
+    run->kernel_ms = phase_lap(&clock);
+
+    CUDA_CHECK(cudaMemcpy2D(c, sizeof(float) * ldc, cc, row_bytes, row_bytes, n, cudaMemcpyDeviceToHost));
+    run->d2h_ms = phase_lap(&clock);
+
+    run->kernel_median_ms = time_kernel(launch, &m, kernel_reps); /* outside the end-to-end time */
+
+    phase_start(&clock);
+    CUDA_CHECK(cudaFree(ac));
+    CUDA_CHECK(cudaFree(bc));
+    CUDA_CHECK(cudaFree(cc));
+    run->free_ms = phase_lap(&clock);
+}

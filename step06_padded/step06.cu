@@ -1,0 +1,89 @@
+/* Step 06: padded allocation. The device matrices are allocated with n rounded up
+ * to a multiple of 16 and zero-filled, so every tile is whole and the kernel drops
+ * step 05's bounds checks. */
+#include "step.h"
+
+#define BLOCK_SIZE 16 /* the article's choice: 256 threads, when a block held at most 512 */
+
+const struct step_info step_info = {"step06", "padded allocation, no bounds checks", 1, NULL};
+
+__global__ static void matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb,
+                                      float *c, size_t ldc, int n)
+{
+    __shared__ float matA[BLOCK_SIZE][BLOCK_SIZE];
+    __shared__ float matB[BLOCK_SIZE][BLOCK_SIZE];
+    const int tidc = threadIdx.x;
+    const int tidr = threadIdx.y;
+    const int bidc = blockIdx.x * BLOCK_SIZE;
+    const int bidr = blockIdx.y * BLOCK_SIZE;
+
+    float t = 0;
+    float y = 0; /* how far t is above the exact sum: its rounding error */
+    for (int j = 0; j < n; j += BLOCK_SIZE) {
+        /* The zero padding past n fills the tiles that hang over the edge. */
+        matA[tidr][tidc] = a[(tidr + bidr) * lda + tidc + j];
+        matB[tidr][tidc] = b[(tidr + j) * ldb + tidc + bidc];
+        __syncthreads();
+
+        for (int i = 0; i < BLOCK_SIZE; i++) {
+            float r;
+            y -= matA[tidr][i] * matB[i][tidc];
+            r = t - y;
+            y = (r - t) + y; /* what r gained minus what it should have */
+            t = r;
+        }
+        __syncthreads(); /* before the next iteration overwrites the tiles */
+    }
+    c[(tidr + bidr) * ldc + tidc + bidc] = t; /* the padding of C absorbs the overhang */
+}
+
+static void launch(const struct dev_mats *m)
+{
+    /* A 2-D grid of 16 x 16 blocks, one block per tile of C. */
+    const int bx = (m->n + BLOCK_SIZE - 1) / BLOCK_SIZE;
+    const dim3 blocks(bx, bx);
+    const dim3 threads(BLOCK_SIZE, BLOCK_SIZE);
+    matmult_kernel<<<blocks, threads>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, m->n);
+}
+
+void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
+                 int kernel_reps, struct gpu_run *run)
+{
+    float *ac, *bc, *cc;
+    size_t pitch_a, pitch_b, pitch_c;
+    const size_t row_bytes = sizeof(float) * n;
+    const int newn = ((n + BLOCK_SIZE - 1) / BLOCK_SIZE) * BLOCK_SIZE;
+    struct phase_clock clock;
+
+    phase_start(&clock);
+    CUDA_CHECK(cudaMallocPitch((void **)&ac, &pitch_a, sizeof(float) * newn, newn));
+    CUDA_CHECK(cudaMallocPitch((void **)&bc, &pitch_b, sizeof(float) * newn, newn));
+    CUDA_CHECK(cudaMallocPitch((void **)&cc, &pitch_c, sizeof(float) * newn, newn));
+    CUDA_CHECK(cudaMemset(ac, 0, pitch_a * newn)); /* the padding must be zeros: it is summed */
+    CUDA_CHECK(cudaMemset(bc, 0, pitch_b * newn));
+    CUDA_CHECK(cudaMemset(cc, POISON_BYTE, pitch_c * newn)); /* harness: catch unwritten elements */
+    run->alloc_ms = phase_lap(&clock);
+    run->pitch_bytes = pitch_a;
+    run->padded_n = newn;
+
+    CUDA_CHECK(cudaMemcpy2D(ac, pitch_a, a, sizeof(float) * lda, row_bytes, n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy2D(bc, pitch_b, b, sizeof(float) * ldb, row_bytes, n, cudaMemcpyHostToDevice));
+    run->h2d_ms = phase_lap(&clock);
+
+    const struct dev_mats m = {ac, pitch_a / sizeof(float), bc, pitch_b / sizeof(float),
+                               cc, pitch_c / sizeof(float), n};
+    launch(&m);
+    CUDA_CHECK_LAUNCH();
+    run->kernel_ms = phase_lap(&clock);
+
+    CUDA_CHECK(cudaMemcpy2D(c, sizeof(float) * ldc, cc, pitch_c, row_bytes, n, cudaMemcpyDeviceToHost));
+    run->d2h_ms = phase_lap(&clock);
+
+    run->kernel_median_ms = time_kernel(launch, &m, kernel_reps); /* outside the end-to-end time */
+
+    phase_start(&clock);
+    CUDA_CHECK(cudaFree(ac));
+    CUDA_CHECK(cudaFree(bc));
+    CUDA_CHECK(cudaFree(cc));
+    run->free_ms = phase_lap(&clock);
+}
