@@ -65,10 +65,9 @@ $(foreach d,$(STEP_DIRS),$(eval $(call step_rule,$(d),$(firstword $(subst _, ,$(
 obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/timing.o
 	$(NVCC) -o $@ $^
 
-obj/harness_test: tests/harness_test.c obj/common/matrix.o obj/common/timing.o obj/common/args.o obj/common/gpu.o $(HEADERS) | obj
+obj/harness_test: tests/harness_test.c tests/tap.h obj/common/matrix.o obj/common/timing.o obj/common/args.o $(HEADERS) | obj
 	$(CC) $(CFLAGS) -o $@ tests/harness_test.c obj/common/matrix.o obj/common/timing.o \
-	    obj/common/args.o obj/common/gpu.o -L$(CUDA_HOME)/lib64 -lcudart -lm \
-	    -Wl,-rpath,$(CUDA_HOME)/lib64
+	    obj/common/args.o -lm
 
 obj obj/common:
 	mkdir -p $@

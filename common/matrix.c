@@ -191,6 +191,14 @@ void check_product(const float *a, const float *b, const float *c, int n,
     r->rows_checked = (size_t)nrows;
 }
 
+double step_tolerance(int compensated, int n)
+{
+    if (compensated)
+        return KAHAN_TOLERANCE;
+    const double u = ldexp(1.0, -24);
+    return (n + 1) * u / (1.0 - (n + 1) * u);
+}
+
 int check_passes(const struct check_result *r, double tolerance)
 {
     return r->nonfinite == 0 && r->unwritten == 0 && r->max_rel_err <= tolerance;

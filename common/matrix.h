@@ -59,6 +59,14 @@ void check_product(const float *a, const float *b, const float *c, int n,
                    enum check_mode mode, uint64_t seed, struct check_result *r);
 int check_passes(const struct check_result *r, double tolerance);
 
+/* Kahan steps: 2.5e-7 at every n. Compensated summation of non-negative terms
+ * errs by at most about 2u = 1.2e-7 (u = 2^-24, Higham, Accuracy and Stability,
+ * 4.3), 3u = 1.8e-7 if the products are rounded separately.
+ * Plain summation: the worst-case bound gamma(n+1) = (n+1)u / (1 - (n+1)u), which
+ * grows with n (6.0e-5 at n = 1000; the article measured 2.0e-6). */
+#define KAHAN_TOLERANCE 2.5e-7
+double step_tolerance(int compensated, int n);
+
 /* Write a float32 (rows, cols) row-major matrix as a NumPy .npy file (format 1.0). 0 on success. */
 int save_npy(const char *path, const float *m, int rows, int cols);
 

@@ -26,13 +26,6 @@ extern const struct step_info step_info;
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run);
 
-/* Kahan steps: 2.5e-7 at every n. Compensated summation of non-negative terms
- * errs by at most about 2u = 1.2e-7 (u = 2^-24, Higham, Accuracy and Stability,
- * 4.3), 3u = 1.8e-7 if the products are rounded separately.
- * Plain summation: the worst-case bound gamma(n+1) = (n+1)u / (1 - (n+1)u), which
- * grows with n (6.0e-5 at n = 1000; the article measured 2.0e-6). */
-#define KAHAN_TOLERANCE 2.5e-7
-double step_tolerance(int compensated, int n);
 
 #ifdef __cplusplus
 }

@@ -20,14 +20,6 @@ static double gflops(int n, double ms)
     return ms > 0 ? 2.0 * n * n * (double)n / (ms * 1e6) : 0.0;
 }
 
-double step_tolerance(int compensated, int n)
-{
-    if (compensated)
-        return KAHAN_TOLERANCE;
-    const double u = ldexp(1.0, -24);
-    return (n + 1) * u / (1.0 - (n + 1) * u);
-}
-
 /* Decided before the GPU is touched: A, B and C in host memory. */
 static void check_host_memory(const char *program, int n)
 {
