@@ -25,7 +25,7 @@ for p in "${programs[@]}"; do
         key=$(echo "$row" | cut -d, -f1-3)
         # drop the earlier row of this program, n and device (fields 3-5 after date,command)
         awk -F, -v k="$key" '($3 "," $4 "," $5) != k' "$tmp" > "$tmp.new" && mv "$tmp.new" "$tmp"
-        echo "$(date -u +%Y-%m-%dT%H:%MZ),${cmd// /_},$row" >> "$tmp"
+        echo "$(date -u +%Y-%m-%dT%H:%MZ),$cmd,$row" >> "$tmp"
     done
 done
 { echo "$header"; sort -t, -k3,3 -k4,4n "$tmp"; } > "$out"
