@@ -13,6 +13,7 @@ done
 info=$(obj/gpu_info) || exit 3
 device=${info%%,*}
 slug=$(echo "$device" | tr 'A-Z' 'a-z' | sed -e 's/[^a-z0-9]\{1,\}/-/g' -e 's/^-//' -e 's/-$//')
+mkdir -p results
 out=results/$slug.csv
 header="date,command,$(${programs[0]} --csv-header -n 1 --reps 1 --check none | head -n 1)"
 tmp=$(mktemp)
