@@ -4,8 +4,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-steps=$(ls step0*/step0? | sort)
 make -j16 all > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
+steps=$(ls step0*/step0? | sort)
 echo "== test"; make test > "$OUT/test.log" 2>&1; echo "make test: $?"; tail -n 3 "$OUT/test.log"
 echo "== sanitize"; make sanitize > "$OUT/sanitize.log" 2>&1; echo "make sanitize: $?"; grep -E "ERROR SUMMARY|no errors|Error" "$OUT/sanitize.log" | sort | uniq -c
 echo "== record"
