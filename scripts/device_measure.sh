@@ -18,3 +18,4 @@ for n in 1000 4096; do
   echo "ncu $n: $?"
 done
 cp results/*.csv "$OUT/"
+cuobjdump -sass step03_shared_row/step03 > "$OUT/step03.sass" 2>&1
