@@ -33,6 +33,7 @@ void gpu_open(const char *program, struct gpu_device *dev)
     dev->cc_minor = prop.minor;
     CUDA_CHECK(cudaDeviceGetAttribute(&dev->clock_khz, cudaDevAttrClockRate, dev->id));
     dev->smem_per_block_optin = prop.sharedMemPerBlockOptin;
+    CUDA_CHECK(cudaDeviceGetAttribute(&dev->l2_bytes, cudaDevAttrL2CacheSize, dev->id));
     /* Creates the context, so that its cost stays out of every timing. */
     CUDA_CHECK(cudaFree(0));
     CUDA_CHECK(cudaMemGetInfo(&dev->free_mem, &dev->total_mem));

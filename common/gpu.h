@@ -30,6 +30,7 @@ struct gpu_device {
     int clock_khz;             /* SM clock the driver reports (boost) */
     size_t total_mem, free_mem;
     size_t smem_per_block_optin; /* shared memory a block may have after opting in */
+    int l2_bytes;
 };
 
 /* Find and open the device; with none, print one line and exit EXIT_NO_GPU. */

@@ -10,8 +10,9 @@ our @PROGRAMS;
 my ($has_gpu, $info) = gpu_available();
 plan skip_all => "no GPU: $info" unless $has_gpu;
 chomp $info;
-my ($name, $cc, $sms, $clock, $total, $free, $smem_optin) = split /,/, $info;
-diag("GPU: $name, compute capability $cc, $sms SMs, $smem_optin bytes of shared memory per block");
+my ($name, $cc, $sms, $clock, $total, $free, $smem_optin, $l2) = split /,/, $info;
+diag("GPU: $name, compute capability $cc, $sms SMs at up to $clock kHz, $total bytes, "
+     . "$smem_optin bytes of shared memory per block, $l2 bytes of L2");
 
 my @sizes = (1, 2, 15, 16, 17, 31, 33, 255, 256, 257, 1000, 1023, 1024, 1025, 2048);
 my @cols = qw(program n device kernel_ms gflops total_ms max_rel_err avg_rel_err);
