@@ -1,0 +1,18 @@
+#!/usr/bin/env perl
+# The README tables are generated from results/ (scripts/readme_tables.py), never typed:
+# fail if any README's tables differ from what the recorded results give.
+use strict;
+use warnings;
+use Test::More;
+
+plan skip_all => "python3 is not installed" if system('python3 -c "" 2>/dev/null') != 0;
+my $out = `python3 scripts/readme_tables.py --check 2>&1`;
+is($?, 0, "README tables match results/") or diag($out);
+ok(-s "results/article_8800gt.csv", "the article's 8800GT figures are recorded");
+for my $f (glob "results/*.csv") {
+    open my $fh, '<', $f or die "$f: $!";
+    my $header = <$fh>;
+    like($header, qr/^(date,command,)?program,n,device,kernel_ms,gflops,total_ms,max_rel_err,avg_rel_err/,
+         "$f has the CSV columns of the programs");
+}
+done_testing();
