@@ -127,7 +127,15 @@ def rewrite(path, tables, check):
 
 
 def main():
-    check = "--check" in sys.argv[1:]
+    args = sys.argv[1:]
+    if "--help" in args or "-h" in args:
+        print(__doc__.strip())
+        return
+    unknown = [a for a in args if a != "--check"]
+    if unknown:
+        print(f"readme_tables.py: unknown argument '{unknown[0]}' (try --help)", file=sys.stderr)
+        sys.exit(2)
+    check = "--check" in args
     devices, art = device_results(), article()
     tables = {"ladder": ladder_table(devices, art)}
     tables.update({s: step_table(s, devices, art) for s in STEPS})

@@ -4,6 +4,11 @@
 # program, n and device. Usage: scripts/record.sh "SIZES" PROGRAM... [-- EXTRA ARGS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ $# -lt 2 ] || [ "$1" = "--help" ]; then
+    echo "Usage: scripts/record.sh \"SIZES\" PROGRAM... [-- EXTRA ARGS]"
+    echo "e.g.   scripts/record.sh \"1000 4096\" step0*/step0? -- --reps 20"
+    [ "${1:-}" = "--help" ] && exit 0 || exit 2
+fi
 sizes=$1; shift
 programs=(); extra=()
 while (($#)); do
