@@ -34,10 +34,10 @@ COMMON_SRC := common/step_main.c common/args.c common/matrix.c common/timing.c c
 COMMON_OBJ := $(patsubst common/%.c,obj/common/%.o,$(COMMON_SRC))
 HEADERS := $(wildcard common/*.h)
 
-.PHONY: all build help test clean regs sanitize profile $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
+.PHONY: all build help test clean regs sanitize profile compare tile-programs tile-sweep plots plots-env $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
 .DEFAULT_GOAL := all
 
-all build: $(PROGRAMS) obj/gpu_info
+all build: $(PROGRAMS) cublas/cublas obj/gpu_info
 
 help:
 	@echo "make                 build every program (no GPU needed to build)"
@@ -46,6 +46,10 @@ help:
 	@echo "make profile STEP=05 ncu metrics of that step's kernel at n = 1000 (NCU_N=... to change)"
 	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
 	@echo "make regs            registers, shared memory and spills per kernel (-Xptxas -v)"
+	@echo "make compare         every step and cuBLAS on the GPU at SIZES (default \"1000 4096\"),"
+	@echo "                     the comparison table, rows into results/<device>.csv"
+	@echo "make tile-sweep      step 05's tile size 4..32 against the naive kernel, n = 512..8192"
+	@echo "make plots           the charts in plots/ and the README tables, from results/"
 	@echo "make clean           remove what the build made"
 	@echo "ARCH=sm_90           build GPU code for that architecture (default: the installed GPU's)"
 
@@ -62,6 +66,21 @@ $(1)/$(2): obj/$(2).o $$(COMMON_OBJ)
 endef
 $(foreach d,$(STEP_DIRS),$(eval $(call step_rule,$(d),$(firstword $(subst _, ,$(d))))))
 
+# The ceiling: cuBLAS, built with the same harness.
+obj/cublas.o: cublas/cublas.cu $(HEADERS) | obj
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+cublas/cublas: obj/cublas.o $(COMMON_OBJ)
+	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS) -lcublas
+
+# The tile-size question: step 05 with 4x4 ... 32x32 tiles, and step 02 (the naive
+# kernel with the same Kahan arithmetic) with as many threads per block.
+TILES := 4 8 16 32
+TILE_PROGRAMS := $(foreach t,$(TILES),obj/tile/step02_threads$(t) obj/tile/step05_tile$(t))
+obj/tile/step05_tile%: step05_tiled/step05.cu $(COMMON_OBJ) $(HEADERS) | obj/tile
+	$(NVCC) $(NVCCFLAGS) -DBLOCK_SIZE=$* -o $@ $< $(COMMON_OBJ) $(LDLIBS)
+obj/tile/step02_threads%: step02_kahan/step02.cu $(COMMON_OBJ) $(HEADERS) | obj/tile
+	$(NVCC) $(NVCCFLAGS) '-DNUM_THREADS=($**$*)' -o $@ $< $(COMMON_OBJ) $(LDLIBS)
+
 obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/timing.o
 	$(NVCC) -o $@ $^
 
@@ -69,7 +88,7 @@ obj/harness_test: tests/harness_test.c tests/tap.h obj/common/matrix.o obj/commo
 	$(CC) $(CFLAGS) -o $@ tests/harness_test.c obj/common/matrix.o obj/common/timing.o \
 	    obj/common/args.o -lm
 
-obj obj/common:
+obj obj/common obj/tile:
 	mkdir -p $@
 
 ARGS ?= -n 1000
@@ -78,9 +97,33 @@ $(2): $(1)/$(2)
 	./$(1)/$(2) $$(ARGS)
 endef
 $(foreach d,$(STEP_DIRS),$(eval $(call run_rule,$(d),$(firstword $(subst _, ,$(d))))))
+$(eval $(call run_rule,cublas,cublas))
 
 test: all obj/harness_test
 	prove tests/
+
+# The classroom comparison: every step and cuBLAS at SIZES, the table, results/<device>.csv.
+SIZES ?= 1000 4096
+REPS ?= 10
+compare: all
+	python3 scripts/compare.py --sizes "$(SIZES)" --reps $(REPS)
+
+tile-programs: $(TILE_PROGRAMS)
+tile-sweep: all tile-programs
+	python3 scripts/tile_sweep.py
+
+# Charts into plots/ and the README tables, from results/. matplotlib where python3 can
+# import it, else a local virtual environment made once from plots/requirements.txt.
+PLOT_PYTHON = $(shell python3 -c 'import matplotlib' 2>/dev/null && echo python3 || echo .venv/bin/python)
+plots: plots-env
+	$(PLOT_PYTHON) plots/charts.py
+	python3 scripts/readme_tables.py
+plots-env:
+	@python3 -c 'import matplotlib' 2>/dev/null || $(MAKE) --no-print-directory .venv/installed
+.venv/installed: plots/requirements.txt
+	python3 -m venv .venv
+	.venv/bin/pip install -q -r plots/requirements.txt
+	touch $@
 
 # ncu with --clock-control none: the GPU runs at the clocks it would run at anyway,
 # as in every other measurement here. One launch, after the warm-up ones.
@@ -106,4 +149,4 @@ regs:
 	    $(NVCC) $(NVCCFLAGS) -Xptxas -v -c $$d/$$p.cu -o /dev/null 2>&1 | grep -E "Compiling|registers|spill|smem"; done
 
 clean:
-	rm -rf obj $(PROGRAMS)
+	rm -rf obj $(PROGRAMS) cublas/cublas

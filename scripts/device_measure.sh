@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# One device call for the ladder's figures: build, test, sanitize, record every
-# step at n = 1000 and 4096 (and the pitch experiment), and the ncu metric sets.
+# One device call for the ladder's figures: build, test, sanitize, the size sweep of
+# make compare (every step and cuBLAS), the tile sweep, and the ncu metric sets.
+# Logs go to $OUT; rows go to results/ (copied to $OUT to bring them back).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-make -j16 all > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
-steps=$(ls step0*/step0? | sort)
+{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,power.limit --format=csv
+  obj/gpu_info 2>/dev/null; lscpu | grep -E "Model name|^CPU\(s\)"; nvcc --version | tail -1; ncu --version | tail -1
+} > "$OUT/device.txt" 2>&1
+make -j16 all tile-programs > /tmp/build.log 2>&1 || { cat /tmp/build.log; exit 1; }
+obj/gpu_info >> "$OUT/device.txt"
 echo "== test"; make test > "$OUT/test.log" 2>&1; echo "make test: $?"; tail -n 3 "$OUT/test.log"
-echo "== sanitize"; make sanitize > "$OUT/sanitize.log" 2>&1; echo "make sanitize: $?"; grep -E "ERROR SUMMARY|no errors|Error" "$OUT/sanitize.log" | sort | uniq -c
-echo "== record"
-scripts/record.sh "1000 4096" $steps -- --reps 20 2>&1 | tail -n 13
-scripts/record.sh "1001 4001" step03_shared_row/step03 step04_pitch/step04 -- --reps 20 2>&1 | tail -n 5
-{ for p in $steps; do echo "\$ ./$p -n 1000 --breakdown"; ./$p -n 1000 --breakdown; echo; done
-  echo "\$ ./step04_pitch/step04 -n 1024"; ./step04_pitch/step04 -n 1024; } > "$OUT/article_style.txt" 2>&1
-for n in 1000 4096; do
-  for s in 01 02 03 04 05 06; do make --no-print-directory profile STEP=$s NCU_N=$n; done > "$OUT/ncu_$n.txt" 2>&1
-  echo "ncu $n: $?"
-done
-cp results/*.csv "$OUT/"
-cuobjdump -sass step03_shared_row/step03 > "$OUT/step03.sass" 2>&1
+echo "== sanitize"; make sanitize > "$OUT/sanitize.log" 2>&1; echo "make sanitize: $?"
+grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize.log" | sort | uniq -c
+echo "== compare"; make compare SIZES="${SIZES:-256 512 1000 2048 4096 8192}" REPS=20 > "$OUT/compare.log" 2>&1
+echo "make compare: $?"; grep -A 12 "n = 1000$\|n = 4096$" "$OUT/compare.log"
+echo "== tile-sweep"; make tile-sweep > "$OUT/tile_sweep.log" 2>&1; echo "make tile-sweep: $?"; tail -n 24 "$OUT/tile_sweep.log"
+ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic \
+  ./cublas/cublas -n 4096 --reps 1 > "$OUT/ncu_cublas.txt" 2>&1
+grep -E "^  [a-z_0-9]+.*\(" "$OUT/ncu_cublas.txt" | head -3
+cp results/nvidia*.csv "$OUT/"   # at most 8 files come back

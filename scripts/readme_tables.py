@@ -4,43 +4,36 @@
 Tables sit between marker comments, e.g.
     <!-- BEGIN table:ladder -->  ...  <!-- END table:ladder -->
     <!-- BEGIN table:step05 -->  ...  <!-- END table:step05 -->
-and are regenerated here, never typed. Standard library only.
+and are regenerated here, never typed. Standard library only; `make plots` runs it.
 Usage: scripts/readme_tables.py [--check]   (--check: exit 1 if a README is stale)
 """
-import csv
 import glob
 import os
 import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STEPS = ["step01", "step02", "step03", "step04", "step05", "step06"]
-STEP_DIRS = {"step01": "step01_naive", "step02": "step02_kahan", "step03": "step03_shared_row",
-             "step04": "step04_pitch", "step05": "step05_tiled", "step06": "step06_padded"}
-LESSONS = {"step01": "naive: one thread per element", "step02": "Kahan summation",
-           "step03": "row of A in shared memory", "step04": "cudaMallocPitch",
-           "step05": "16x16 shared-memory tiles", "step06": "padded allocation, no bounds checks"}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ladder  # noqa: E402
+
 ARTICLE = "article_8800gt.csv"
+LADDER_SIZES = (1000, 4096)
+STEP_SIZES = {"step04": (1000, 1001, 4001, 4096)}  # the pitch experiment's sizes too
 
 
-def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def device_results():
-    """{device: {(program, n): row}} from every measured CSV in results/."""
+def device_results(results_dir):
+    """{device: {(program, n): row}} from the ladder CSVs in results/ (one per device)."""
     out = {}
-    for path in sorted(glob.glob(os.path.join(ROOT, "results", "*.csv"))):
-        if os.path.basename(path) == ARTICLE or path.endswith("-cpu.csv") or path.endswith("-transpose.csv"):
+    for path in sorted(glob.glob(os.path.join(results_dir, "*.csv"))):
+        name = os.path.basename(path)
+        if name == ARTICLE or re.search(r"-(cpu|transpose|tile-sweep)\.csv$", name):
             continue
-        for row in read_rows(path):
+        for row in ladder.read_results(path):
             out.setdefault(row["device"], {})[(row["program"], int(row["n"]))] = row
     return out
 
 
-def article():
-    return {r["program"]: r for r in read_rows(os.path.join(ROOT, "results", ARTICLE))}
+def article(results_dir):
+    return {r["program"]: r for r in ladder.read_results(os.path.join(results_dir, ARTICLE))}
 
 
 def f(x, digits=2):
@@ -59,47 +52,57 @@ def table(header, rows, text_columns=2):
     return "\n".join(lines)
 
 
+def link(program):
+    return f"[{program}]({ladder.LADDER[program][0]}/)"
+
+
 def ladder_table(devices, art):
     parts = []
     for device, res in devices.items():
-        for n in sorted({k[1] for k in res}):
-            if not all((s, n) in res for s in STEPS):
+        for n in LADDER_SIZES:
+            if not all((s, n) in res for s in ladder.STEPS):
                 continue
             base = float(res[("step01", n)]["kernel_ms"])
+            ceiling = float(res[("cublas", n)]["gflops"]) if ("cublas", n) in res else None
             rows = []
-            for s in STEPS:
-                r = res[(s, n)]
-                a = art.get(s) if n == 1000 else None
-                row = [f"[{s}]({STEP_DIRS[s]}/)", LESSONS[s], f(r["kernel_ms"], 3), f(r["gflops"], 0),
-                       f(base / float(r["kernel_ms"])) + "x", f(r["total_ms"], 2), f(r["e2e_gflops"], 0),
-                       e(r["max_rel_err"])]
+            for prog in ladder.LADDER:
+                r = res.get((prog, n))
+                if not r:
+                    continue
+                a = art.get(prog) if n == 1000 else None
+                row = [link(prog), ladder.LADDER[prog][1], f(r["kernel_ms"], 3), f(r["gflops"], 0),
+                       f(base / float(r["kernel_ms"])) + "x",
+                       f(100 * float(r["gflops"]) / ceiling, 1) + "%" if ceiling else "",
+                       f(r["total_ms"], 2), f(r["e2e_gflops"], 0), e(r["max_rel_err"])]
                 if n == 1000:
-                    row += [f(a["total_ms"], 0), f(a["e2e_gflops"]), f(a["kernel_ms"], 0) or "n/a", e(a["max_rel_err"])]
+                    row += [f(a["total_ms"], 0), f(a["e2e_gflops"]), f(a["kernel_ms"], 0) or "n/a",
+                            e(a["max_rel_err"])] if a else ["", "", "", ""]
                 rows.append(row)
-            header = ["step", "lesson", "kernel ms", "kernel GFLOPS", "speedup (kernel)", "end-to-end ms",
-                      "end-to-end GFLOPS", "max rel. error"]
+            header = ["program", "lesson", "kernel ms", "kernel GFLOPS", "speedup (kernel)", "% of cuBLAS",
+                      "end-to-end ms", "end-to-end GFLOPS", "max rel. error"]
             if n == 1000:
-                header += ["8800GT end-to-end ms", "8800GT end-to-end GFLOPS", "8800GT kernel ms", "8800GT max rel. error"]
-            dates = sorted({res[(s, n)]["date"][:10] for s in STEPS})
-            parts.append(f"**{device}, n = {n}** (measured {', '.join(dates)}; 8800GT columns: the article's own figures)\n\n"
-                         + table(header, rows) if n == 1000 else
-                         f"**{device}, n = {n}** (measured {', '.join(dates)})\n\n" + table(header, rows))
+                header += ["8800GT end-to-end ms", "8800GT end-to-end GFLOPS", "8800GT kernel ms",
+                           "8800GT max rel. error"]
+            dates = sorted({r["date"][:10] for (p, m), r in res.items() if m == n})
+            note = "; 8800GT columns: the article's own figures" if n == 1000 else ""
+            parts.append(f"**{device}, n = {n}** (measured {', '.join(dates)}{note})\n\n" + table(header, rows))
     return "\n\n".join(parts)
 
 
 def step_table(step, devices, art):
-    prev = STEPS[STEPS.index(step) - 1] if step != "step01" else None
+    prev = ladder.STEPS[ladder.STEPS.index(step) - 1] if step != "step01" else None
+    programs = ([prev] if prev else []) + [step]
     rows = []
     for device, res in devices.items():
-        for n in sorted({k[1] for k in res if k[0] == step}):
-            for s in ([prev] if prev else []) + [step]:
+        for n in STEP_SIZES.get(step, LADDER_SIZES):
+            for s in programs:
                 r = res.get((s, n))
                 if not r:
                     continue
                 label = f"{s} (this step)" if s == step else f"{s} (before)"
                 rows.append([device, label, str(n), f(r["kernel_ms"], 3), f(r["gflops"], 0), f(r["total_ms"], 2),
                              f(r["e2e_gflops"], 0), e(r["max_rel_err"]), e(r["avg_rel_err"])])
-    for s in ([prev] if prev else []) + [step]:
+    for s in programs:
         a = art.get(s)
         label = f"{s} (this step)" if s == step else f"{s} (before)"
         rows.append(["8800GT, the article's figures", label, "1000", f(a["kernel_ms"], 0) or "n/a",
@@ -118,31 +121,31 @@ def rewrite(path, tables, check):
         new = pat.sub(lambda m: m.group(1) + body + "\n" + m.group(2), new)
     if new != text:
         if check:
-            print(f"{os.path.relpath(path, ROOT)}: tables are stale (run scripts/readme_tables.py)")
+            print(f"{os.path.relpath(path, ladder.ROOT)}: tables are stale (run scripts/readme_tables.py)")
             return False
         with open(path, "w") as fh:
             fh.write(new)
-        print(f"rewrote the tables of {os.path.relpath(path, ROOT)}")
+        print(f"rewrote the tables of {os.path.relpath(path, ladder.ROOT)}")
     return True
 
 
-def main():
-    args = sys.argv[1:]
+def main(args):
     if "--help" in args or "-h" in args:
         print(__doc__.strip())
-        return
+        return 0
     unknown = [a for a in args if a != "--check"]
     if unknown:
         print(f"readme_tables.py: unknown argument '{unknown[0]}' (try --help)", file=sys.stderr)
-        sys.exit(2)
-    check = "--check" in args
-    devices, art = device_results(), article()
+        return 2
+    results = os.path.join(ladder.ROOT, "results")
+    devices, art = device_results(results), article(results)
     tables = {"ladder": ladder_table(devices, art)}
-    tables.update({s: step_table(s, devices, art) for s in STEPS})
-    readmes = [os.path.join(ROOT, "README.md")] + [os.path.join(ROOT, d, "README.md") for d in STEP_DIRS.values()]
-    ok = all([rewrite(p, tables, check) for p in readmes if os.path.exists(p)])
-    sys.exit(0 if ok else 1)
+    tables.update({s: step_table(s, devices, art) for s in ladder.STEPS})
+    readmes = [os.path.join(ladder.ROOT, "README.md")] + \
+        [os.path.join(ladder.ROOT, ladder.LADDER[s][0], "README.md") for s in ladder.STEPS]
+    ok = all([rewrite(p, tables, "--check" in args) for p in readmes if os.path.exists(p)])
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

@@ -2,7 +2,9 @@
  * row of A and a column of B straight from global memory. */
 #include "step.h"
 
+#ifndef NUM_THREADS /* other block sizes: -DNUM_THREADS=... (see make tile-sweep) */
 #define NUM_THREADS 256
+#endif
 
 const struct step_info step_info = {"step01", "one thread per element of C, plain float sum", 0, NULL};
 

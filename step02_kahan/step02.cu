@@ -2,7 +2,9 @@
  * multiply-add also carries the rounding error it made into the next one. */
 #include "step.h"
 
+#ifndef NUM_THREADS /* other block sizes: -DNUM_THREADS=... (see make tile-sweep) */
 #define NUM_THREADS 256
+#endif
 
 const struct step_info step_info = {"step02", "Kahan compensated summation", 1, NULL};
 

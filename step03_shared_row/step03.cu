@@ -2,7 +2,9 @@
  * memory; every thread then reuses it for its columns instead of re-reading A. */
 #include "step.h"
 
+#ifndef NUM_THREADS /* other block sizes: -DNUM_THREADS=... (see make tile-sweep) */
 #define NUM_THREADS 256
+#endif
 
 /* The row of A in shared memory: n floats, rounded up to a multiple of 4 because
  * the compiler's unrolled loop reads it 16 bytes at a time (compute-sanitizer flags

@@ -3,7 +3,9 @@
  * element fetched from global memory is used 16 times instead of once. */
 #include "step.h"
 
+#ifndef BLOCK_SIZE /* other tile sizes: -DBLOCK_SIZE=4, 8 or 32 (see make tile-sweep) */
 #define BLOCK_SIZE 16 /* the article's choice: 256 threads, when a block held at most 512 */
+#endif
 
 const struct step_info step_info = {"step05", "16x16 shared-memory tiles", 1, NULL};
 

@@ -3,7 +3,9 @@
  * step 05's bounds checks. */
 #include "step.h"
 
+#ifndef BLOCK_SIZE /* other tile sizes: -DBLOCK_SIZE=4, 8 or 32 (see make tile-sweep) */
 #define BLOCK_SIZE 16 /* the article's choice: 256 threads, when a block held at most 512 */
+#endif
 
 const struct step_info step_info = {"step06", "padded allocation, no bounds checks", 1, NULL};
 

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""make compare: run every ladder step and cuBLAS on the GPU at the given sizes, print
+one progress line per run and the comparison table, and record the rows in
+results/<device-slug>.csv (replacing earlier rows of the same program, n and device).
+
+Usage: scripts/compare.py [--sizes "1000 4096"] [--reps R] [--programs "step01 ... cublas"]
+"""
+import argparse
+import datetime
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ladder  # noqa: E402
+
+
+def positive_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not >= 1")
+    return v
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="compare.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", default="1000 4096", help="matrix sizes, space-separated (default: 1000 4096)")
+    p.add_argument("--reps", type=positive_int, default=10, help="timed kernel launches per run (default 10)")
+    p.add_argument("--programs", default=" ".join(ladder.LADDER), help="programs to run (default: all)")
+    p.add_argument("--results", default=os.path.join(ladder.ROOT, "results"), help="results folder")
+    a = p.parse_args(argv)
+    try:
+        a.sizes = [positive_int(s) for s in a.sizes.split()]
+    except argparse.ArgumentTypeError as err:
+        p.error(f"bad --sizes: {err}")
+    if not a.sizes:
+        p.error("--sizes is empty")
+    a.programs = a.programs.split()
+    unknown = [x for x in a.programs if x not in ladder.LADDER]
+    if unknown:
+        p.error(f"unknown program '{unknown[0]}' (known: {' '.join(ladder.LADDER)})")
+    return a
+
+
+def fmt_table(rows, n):
+    """The comparison table for one size: step, lesson, kernel ms, GFLOPS, speedup over
+    step 01, % of cuBLAS, end-to-end ms, max and average relative error."""
+    by = {r["program"]: r for r in rows if int(r["n"]) == n}
+    base = float(by["step01"]["kernel_ms"]) if "step01" in by else None
+    ceiling = float(by["cublas"]["gflops"]) if "cublas" in by else None
+    head = ["program", "lesson", "kernel ms", "GFLOPS", "x step01", "% cuBLAS", "end-to-end ms", "max rel err",
+            "avg rel err"]
+    body = []
+    for prog in ladder.LADDER:
+        r = by.get(prog)
+        if not r:
+            continue
+        k = float(r["kernel_ms"])
+        body.append([prog, ladder.LADDER[prog][1], f"{k:.3f}", f"{float(r['gflops']):.0f}",
+                     f"{base / k:.2f}" if base else "", f"{100 * float(r['gflops']) / ceiling:.1f}" if ceiling else "",
+                     f"{float(r['total_ms']):.2f}", f"{float(r['max_rel_err']):.2e}", f"{float(r['avg_rel_err']):.2e}"])
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    line = lambda cells: "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(b) for b in body])
+
+
+def main(argv):
+    a = parse_args(argv)
+    device, info = ladder.gpu_info()
+    if device is None:
+        print(f"compare: no GPU to run on: {info}", file=sys.stderr)
+        return 3
+    total = len(a.sizes) * len(a.programs)
+    rows, failed, i = [], [], 0
+    for n in a.sizes:
+        for prog in a.programs:
+            i += 1
+            cmd = [ladder.program_path(prog), "-n", str(n), "--reps", str(a.reps), "--csv"]
+            print(f"[{i:2d}/{total}] {prog} n={n} ...", end=" ", flush=True)
+            p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
+            if p.returncode not in (0, 1):
+                print(f"exit {p.returncode}: {p.stderr.strip()}")
+                failed.append(" ".join(cmd))
+                continue
+            r = ladder.parse_program_csv(p.stdout)
+            r["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+            r["command"] = " ".join(cmd)
+            rows.append(r)
+            if p.returncode == 1:
+                failed.append(" ".join(cmd))
+            print(f"{float(r['kernel_ms']):.3f} ms, {float(r['gflops']):.0f} GFLOPS, "
+                  f"max rel err {float(r['max_rel_err']):.2e}, {r['status']}", flush=True)
+    path = os.path.join(a.results, ladder.slug(device) + ".csv")
+    if rows:
+        ladder.merge_results(path, rows)
+    for n in a.sizes:
+        print(f"\n{device}, n = {n}\n" + fmt_table(rows, n))
+    print(f"\nrows recorded in {os.path.relpath(path, ladder.ROOT)}")
+    if failed:
+        print("FAILED: " + "; ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,83 @@
+"""What the scripts share: the ladder's programs and lessons, the device slug, and the
+results CSV with its replace-by-key rule. Standard library only."""
+import csv
+import os
+import re
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# program -> (folder, lesson in a few words)
+LADDER = {
+    "step01": ("step01_naive", "naive: one thread per element"),
+    "step02": ("step02_kahan", "Kahan summation"),
+    "step03": ("step03_shared_row", "row of A in shared memory"),
+    "step04": ("step04_pitch", "cudaMallocPitch"),
+    "step05": ("step05_tiled", "16x16 shared-memory tiles"),
+    "step06": ("step06_padded", "padded allocation, no bounds checks"),
+    "cublas": ("cublas", "cuBLAS SGEMM, FP32 (the ceiling)"),
+}
+STEPS = [p for p in LADDER if p.startswith("step")]
+
+# The programs' --csv columns (common/step_main.c), and the results file's.
+PROGRAM_COLUMNS = ["program", "n", "device", "kernel_ms", "gflops", "total_ms", "max_rel_err", "avg_rel_err",
+                   "e2e_gflops", "alloc_ms", "h2d_ms", "kernel_e2e_ms", "d2h_ms", "free_ms", "reps", "check",
+                   "rows_checked", "tolerance", "status"]
+RESULT_COLUMNS = ["date", "command"] + PROGRAM_COLUMNS
+KEY = ("program", "n", "device")
+
+
+def program_path(program):
+    folder = LADDER[program][0]
+    return os.path.join(folder, program)
+
+
+def slug(device):
+    """'NVIDIA H100 80GB HBM3' -> 'nvidia-h100-80gb-hbm3'."""
+    return re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
+
+
+def gpu_info():
+    """(name, fields) of the first GPU, or (None, the one-line reason) without one."""
+    exe = os.path.join(ROOT, "obj", "gpu_info")
+    try:
+        p = subprocess.run([exe], capture_output=True, text=True)
+    except OSError as err:
+        return None, f"cannot run {exe}: {err} (run make first)"
+    if p.returncode != 0:
+        return None, p.stderr.strip().splitlines()[0] if p.stderr.strip() else f"gpu_info exited {p.returncode}"
+    fields = p.stdout.strip().split(",")
+    return fields[0], fields
+
+
+def parse_program_csv(text):
+    """The one CSV row a program printed with --csv, as a dict."""
+    rows = [r for r in csv.reader(text.strip().splitlines()) if r and r[0] != "program"]
+    if len(rows) != 1 or len(rows[0]) != len(PROGRAM_COLUMNS):
+        raise ValueError(f"expected one CSV row of {len(PROGRAM_COLUMNS)} columns, got: {text!r}")
+    return dict(zip(PROGRAM_COLUMNS, rows[0]))
+
+
+def read_results(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def merge_results(path, new_rows, columns=RESULT_COLUMNS, key=KEY):
+    """Write new_rows into the CSV at path, replacing earlier rows with the same key
+    (program, n, device); other rows stay. Sorted by program, then n."""
+    keyof = lambda r: tuple(str(r[k]) for k in key)
+    replaced = {keyof(r) for r in new_rows}
+    rows = [r for r in read_results(path) if keyof(r) not in replaced] + list(new_rows)
+    rows.sort(key=lambda r: tuple(int(r[k]) if str(r[k]).isdigit() else str(r[k]) for k in key))
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns, extrasaction="raise")
+        w.writeheader()
+        for r in rows:
+            w.writerow({c: r.get(c, "") for c in columns})
+    os.replace(tmp, path)
+    return rows

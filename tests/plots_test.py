@@ -1,0 +1,49 @@
+"""The chart scripts on a small fixture (made up here, labelled as such, never a
+measurement): every chart is written, as a non-empty PNG and an SVG. TAP output."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, HERE)
+import ladder  # noqa: E402
+from tap import done, ok, skip_all  # noqa: E402
+
+try:
+    import matplotlib  # noqa: F401
+except ImportError as err:
+    skip_all(f"matplotlib cannot be imported by {sys.executable} ({err}); make plots-env installs it")
+
+DEVICE = "Fixture GPU (test data, not a measurement)"
+with tempfile.TemporaryDirectory() as tmp:
+    results, out = os.path.join(tmp, "results"), os.path.join(tmp, "plots")
+    os.makedirs(results)
+    shutil.copy(os.path.join(ROOT, "results", "article_8800gt.csv"), results)
+    rows = []
+    for n in (256, 1000, 4096):
+        for i, prog in enumerate(ladder.LADDER):
+            k = n ** 3 / 1e9 / (1 + i)
+            r = {c: "0.1" for c in ladder.PROGRAM_COLUMNS}
+            r.update(program=prog, n=str(n), device=DEVICE, kernel_ms=f"{k:.6f}", gflops=f"{2 * n**3 / k / 1e6:.2f}",
+                     total_ms=f"{k + 1:.6f}", kernel_e2e_ms=f"{k:.6f}", max_rel_err="1e-7" if i else "2e-6",
+                     status="pass", check="full", reps="1", date="2026-01-01T00:00Z", command="fixture")
+            rows.append(r)
+    ladder.merge_results(os.path.join(results, "fixture-gpu.csv"), rows)
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "charts.py"), "--results", results, "--out", out],
+                       capture_output=True, text=True)
+    ok(p.returncode == 0, "plots/charts.py runs on the fixture", p.stdout + p.stderr)
+    for name in ("speedup", "gflops_vs_n", "accuracy", "time_split"):
+        png = os.path.join(out, name + ".png")
+        data = open(png, "rb").read() if os.path.exists(png) else b""
+        ok(data.startswith(b"\x89PNG") and len(data) > 10000, f"{name}.png is a non-empty PNG ({len(data)} bytes)")
+        svg = os.path.join(out, name + ".svg")
+        ok(os.path.exists(svg) and os.path.getsize(svg) > 10000 and DEVICE.split(" (")[0] in open(svg).read(),
+           f"{name}.svg written, naming the device")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "charts.py"), "--results", tmp + "/none"],
+                       capture_output=True, text=True)
+    ok(p.returncode != 0 and "no results" in p.stderr, "no results: a clear error", p.stderr)
+done()
