@@ -81,8 +81,10 @@ def speedup_chart(device, res, art, out):
 
 def gflops_chart(device, res, out):
     fig, ax = plt.subplots(figsize=(8, 5))
+    # The sweep's sizes: those measured for every program (not one-off experiments).
+    sweep = {n for (_, n) in res if all((p, n) in res for p in ladder.LADDER)}
     for prog in ladder.LADDER:
-        pts = sorted((n, float(r["gflops"])) for (p, n), r in res.items() if p == prog)
+        pts = sorted((n, float(r["gflops"])) for (p, n), r in res.items() if p == prog and n in sweep)
         if len(pts) < 2:
             continue
         style = dict(color="#d62728", linewidth=2.2, linestyle="--") if prog == "cublas" else {}
@@ -139,7 +141,8 @@ def time_split_chart(device, res, out):
         ax.set_ylabel("end-to-end time (ms)")
         ax.set_title(f"n = {n}", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
-    axes[0][0].legend(fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(PHASES), fontsize=8, bbox_to_anchor=(0.5, -0.06))
     fig.suptitle(f"Where the end-to-end time goes, {device} (measured {measured_on(res, tuple(sizes))})",
                  fontsize=10)
     save(fig, out, "time_split")

@@ -112,6 +112,30 @@ def step_table(step, devices, art):
                   "max rel. error", "avg rel. error"], rows)
 
 
+def tile_sweep_table(results_dir):
+    """The lab's layout: n, tile, naive and tiled kernel ms, per device."""
+    parts = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-tile-sweep.csv"))):
+        rows = ladder.read_results(path)
+        if not rows:
+            continue
+        get = {(r["kernel"], int(r["tile"]), int(r["n"])): r for r in rows}
+        sizes = sorted({int(r["n"]) for r in rows})
+        tiles = sorted({int(r["tile"]) for r in rows})
+        body = []
+        for n in sizes:
+            for t in tiles:
+                nv, tv = get.get(("naive", t, n)), get.get(("tiled", t, n))
+                body.append([str(n), f"{t} x {t}", f(nv["kernel_ms"], 3) if nv else "", f(nv["gflops"], 0) if nv else "",
+                             f(tv["kernel_ms"], 3) if tv else "", f(tv["gflops"], 0) if tv else ""])
+        dates = sorted({r["date"][:10] for r in rows})
+        parts.append(f"**{rows[0]['device']}** (measured {', '.join(dates)}; kernel time, median of "
+                     f"{rows[0]['command'].split('--reps ')[1].split()[0]})\n\n"
+                     + table(["n", "tile (threads per block)", "naive kernel ms", "naive GFLOPS", "tiled kernel ms",
+                              "tiled GFLOPS"], body))
+    return "\n\n".join(parts)
+
+
 def rewrite(path, tables, check):
     with open(path) as fh:
         text = fh.read()
@@ -141,6 +165,7 @@ def main(args):
     devices, art = device_results(results), article(results)
     tables = {"ladder": ladder_table(devices, art)}
     tables.update({s: step_table(s, devices, art) for s in ladder.STEPS})
+    tables["tile-sweep"] = tile_sweep_table(results)
     readmes = [os.path.join(ladder.ROOT, "README.md")] + \
         [os.path.join(ladder.ROOT, ladder.LADDER[s][0], "README.md") for s in ladder.STEPS]
     ok = all([rewrite(p, tables, "--check" in args) for p in readmes if os.path.exists(p)])

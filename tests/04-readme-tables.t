@@ -12,7 +12,12 @@ ok(-s "results/article_8800gt.csv", "the article's 8800GT figures are recorded")
 for my $f (glob "results/*.csv") {
     open my $fh, '<', $f or die "$f: $!";
     my $header = <$fh>;
-    like($header, qr/^(date,command,)?program,n,device,kernel_ms,gflops,total_ms,max_rel_err,avg_rel_err/,
-         "$f has the CSV columns of the programs");
+    if ($f =~ /-tile-sweep\.csv$/) {
+        like($header, qr/^date,command,kernel,tile,threads_per_block,n,device,kernel_ms,gflops/,
+             "$f has the tile sweep's columns");
+    } else {
+        like($header, qr/^(date,command,)?program,n,device,kernel_ms,gflops,total_ms,max_rel_err,avg_rel_err/,
+             "$f has the CSV columns of the programs");
+    }
 }
 done_testing();
