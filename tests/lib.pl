@@ -3,9 +3,9 @@ use strict;
 use warnings;
 use File::Temp qw(tempfile);
 
-our @PROGRAMS = (map { my ($d) = $_; (my $p = $d) =~ s/_.*//; "$d/$p" }
+our @PROGRAMS = ((map { my ($d) = $_; (my $p = $d) =~ s/_.*//; "$d/$p" }
     qw(step01_naive step02_kahan step03_shared_row step04_pitch step05_tiled step06_padded)),
-    'cublas/cublas';
+    'cublas/cublas');
 
 # run(@argv) -> (exit code, stdout, stderr); the command never reads stdin.
 sub run {
