@@ -34,10 +34,10 @@ COMMON_SRC := common/step_main.c common/args.c common/matrix.c common/timing.c c
 COMMON_OBJ := $(patsubst common/%.c,obj/common/%.o,$(COMMON_SRC))
 HEADERS := $(wildcard common/*.h)
 
-.PHONY: all build help test clean regs sanitize profile compare tile-programs tile-sweep plots plots-env $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
+.PHONY: all build help test clean regs sanitize profile compare tile-programs tile-sweep plots plots-env cpu cpu-sweep $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
 .DEFAULT_GOAL := all
 
-all build: $(PROGRAMS) cublas/cublas obj/gpu_info
+all build: $(PROGRAMS) cublas/cublas cpu/cpu_gemm obj/gpu_info
 
 help:
 	@echo "make                 build every program (no GPU needed to build)"
@@ -50,6 +50,8 @@ help:
 	@echo "                     the comparison table, rows into results/<device>.csv"
 	@echo "make tile-sweep      step 05's tile size 4..32 against the naive kernel, n = 512..8192"
 	@echo "make plots           the charts in plots/ and the README tables, from results/"
+	@echo "make cpu             the CPU chapter: every variant, 1 thread then all cores, vs OpenBLAS"
+	@echo "make cpu-sweep       the lab's block-size sweep (8 .. 1024) at n = 1024 and 2048"
 	@echo "make clean           remove what the build made"
 	@echo "ARCH=sm_90           build GPU code for that architecture (default: the installed GPU's)"
 
@@ -81,6 +83,23 @@ obj/tile/step05_tile%: step05_tiled/step05.cu $(COMMON_OBJ) $(HEADERS) | obj/til
 obj/tile/step02_threads%: step02_kahan/step02.cu $(COMMON_OBJ) $(HEADERS) | obj/tile
 	$(NVCC) $(NVCCFLAGS) '-DNUM_THREADS=($**$*)' -o $@ $< $(COMMON_OBJ) $(LDLIBS)
 
+# The CPU chapter: gcc only. OpenBLAS where pkg-config finds it, or OPENBLAS_DIR=<a folder
+# holding Debian's OpenBLAS packages unpacked with dpkg -x>; without it every other
+# variant still builds and runs.
+ifneq ($(OPENBLAS_DIR),)
+  OPENBLAS_LIBDIR := $(abspath $(OPENBLAS_DIR))/usr/lib/x86_64-linux-gnu/openblas-pthread
+  OPENBLAS_CFLAGS := -DHAVE_OPENBLAS -I$(abspath $(OPENBLAS_DIR))/usr/include/x86_64-linux-gnu/openblas-pthread
+  OPENBLAS_LIBS := -L$(OPENBLAS_LIBDIR) -lopenblas -Wl,-rpath,$(OPENBLAS_LIBDIR):$(abspath $(OPENBLAS_DIR))/usr/lib/x86_64-linux-gnu
+else ifeq ($(shell pkg-config --exists openblas 2>/dev/null && echo yes),yes)
+  OPENBLAS_CFLAGS := -DHAVE_OPENBLAS $(shell pkg-config --cflags openblas)
+  OPENBLAS_LIBS := $(shell pkg-config --libs openblas)
+endif
+CPU_OBJ := $(patsubst cpu/%.c,obj/cpu/%.o,$(wildcard cpu/*.c))
+obj/cpu/%.o: cpu/%.c cpu/variants.h $(HEADERS) | obj/cpu
+	$(CC) $(CFLAGS) $(OPENBLAS_CFLAGS) -c $< -o $@
+cpu/cpu_gemm: $(CPU_OBJ) obj/common/args.o obj/common/matrix.o obj/common/timing.o
+	$(CC) $(CFLAGS) -o $@ $^ $(OPENBLAS_LIBS) -lm
+
 obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/timing.o
 	$(NVCC) -o $@ $^
 
@@ -88,7 +107,7 @@ obj/harness_test: tests/harness_test.c tests/tap.h obj/common/matrix.o obj/commo
 	$(CC) $(CFLAGS) -o $@ tests/harness_test.c obj/common/matrix.o obj/common/timing.o \
 	    obj/common/args.o -lm
 
-obj obj/common obj/tile:
+obj obj/common obj/tile obj/cpu:
 	mkdir -p $@
 
 ARGS ?= -n 1000
@@ -111,6 +130,14 @@ compare: all
 tile-programs: $(TILE_PROGRAMS)
 tile-sweep: all tile-programs
 	python3 scripts/tile_sweep.py
+
+# The CPU chapter: every variant, single-threaded then on all cores, and the lab's
+# block-size sweep; rows into results/<host>-cpu.csv.
+CPU_SIZES ?= 128 256 512 1000 1024 2048
+cpu: cpu/cpu_gemm
+	python3 scripts/cpu_compare.py --sizes "$(CPU_SIZES)"
+cpu-sweep: cpu/cpu_gemm
+	python3 scripts/cpu_compare.py --sweep
 
 # Charts into plots/ and the README tables, from results/. matplotlib where python3 can
 # import it, else a local virtual environment made once from plots/requirements.txt.
@@ -149,4 +176,4 @@ regs:
 	    $(NVCC) $(NVCCFLAGS) -Xptxas -v -c $$d/$$p.cu -o /dev/null 2>&1 | grep -E "Compiling|registers|spill|smem"; done
 
 clean:
-	rm -rf obj $(PROGRAMS) cublas/cublas
+	rm -rf obj $(PROGRAMS) cublas/cublas cpu/cpu_gemm

@@ -1,6 +1,6 @@
 #define _GNU_SOURCE /* getopt_long */
 #include "args.h"
-#include "gpu.h"
+#include "exit_codes.h"
 
 #include <ctype.h>
 #include <errno.h>

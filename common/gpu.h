@@ -11,8 +11,7 @@
 extern "C" {
 #endif
 
-/* Exit codes shared by every program. */
-enum exit_code { EXIT_PASS = 0, EXIT_INACCURATE = 1, EXIT_USAGE = 2, EXIT_NO_GPU = 3 };
+#include "exit_codes.h"
 
 /* Every CUDA call is checked: on error print the call, file and line, and exit.
  * Unlike the transpose text's CUDA_CHECK_ERROR it is never compiled away, and it

@@ -191,6 +191,43 @@ void check_product(const float *a, const float *b, const float *c, int n,
     r->rows_checked = (size_t)nrows;
 }
 
+int make_reference(const float *a, const float *b, int n, enum check_mode mode, uint64_t seed,
+                   struct reference *ref)
+{
+    int max_rows = mode == CHECK_FULL || n <= SAMPLE_ROWS ? n : SAMPLE_ROWS;
+    memset(ref, 0, sizeof *ref);
+    ref->n = n;
+    ref->rows = malloc(sizeof *ref->rows * (size_t)(max_rows > 0 ? max_rows : 1));
+    ref->values = malloc(sizeof *ref->values * (size_t)n * (max_rows > 0 ? max_rows : 1));
+    if (!ref->rows || !ref->values) {
+        free_reference(ref);
+        return -1;
+    }
+    ref->nrows = choose_rows(n, mode, seed, ref->rows);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int t = 0; t < ref->nrows; t++)
+        reference_row(a, b, n, ref->rows[t], ref->values + (size_t)t * n);
+    return 0;
+}
+
+void check_with_reference(const struct reference *ref, const float *c, struct check_result *r)
+{
+    const size_t n = (size_t)ref->n;
+    check_init(r);
+    scan_nonfinite(c, n * n, r);
+    for (int t = 0; t < ref->nrows; t++)
+        compare_values(c + (size_t)ref->rows[t] * n, ref->values + (size_t)t * n, n, r);
+    r->rows_checked = (size_t)ref->nrows;
+}
+
+void free_reference(struct reference *ref)
+{
+    free(ref->rows);
+    free(ref->values);
+    ref->rows = NULL;
+    ref->values = NULL;
+}
+
 double step_tolerance(int compensated, int n)
 {
     if (compensated)

@@ -59,6 +59,21 @@ void check_product(const float *a, const float *b, const float *c, int n,
                    enum check_mode mode, uint64_t seed, struct check_result *r);
 int check_passes(const struct check_result *r, double tolerance);
 
+/* A reference kept in memory, to check several results of one product (the CPU
+ * chapter checks every variant against it): the rows chosen by mode, in double. */
+struct reference {
+    int n;
+    int nrows;
+    int *rows;      /* which rows of C, ascending */
+    double *values; /* nrows x n */
+};
+/* 0 on success, -1 when out of memory. */
+int make_reference(const float *a, const float *b, int n, enum check_mode mode, uint64_t seed,
+                   struct reference *ref);
+/* Like check_product, against a reference made once. */
+void check_with_reference(const struct reference *ref, const float *c, struct check_result *r);
+void free_reference(struct reference *ref);
+
 /* Kahan steps: 2.5e-7 at every n. Compensated summation of non-negative terms
  * errs by at most about 2u = 1.2e-7 (u = 2^-24, Higham, Accuracy and Stability,
  * 4.3), 3u = 1.8e-7 if the products are rounded separately.

@@ -168,6 +168,14 @@ static void test_check_product(void)
     poison_mat(&C[(size_t)unsampled * m + 3], 1);
     check_product(A, B, C, m, CHECK_SAMPLE, 42, &r);
     ok(r.unwritten == 1 && !check_passes(&r, KAHAN_TOLERANCE), "check_product sample: an unwritten element in an unsampled row fails");
+    struct reference ref;
+    struct check_result r2;
+    ok(make_reference(A, B, m, CHECK_SAMPLE, 42, &ref) == 0, "make_reference: sample of %d rows", ref.nrows);
+    check_with_reference(&ref, C, &r2);
+    check_product(A, B, C, m, CHECK_SAMPLE, 42, &r);
+    ok(r2.rows_checked == r.rows_checked && r2.max_rel_err == r.max_rel_err && r2.unwritten == 1,
+       "check_with_reference: the same verdict as check_product");
+    free_reference(&ref);
     check_product(A, B, C, m, CHECK_NONE, 42, &r);
     ok(r.unwritten == 1 && r.compared == 0 && !check_passes(&r, KAHAN_TOLERANCE), "check_product none: still scans for unwritten elements");
     free(A);

@@ -1,0 +1,387 @@
+/* cpu_gemm: the CPU chapter. Runs the variants of C = A B on the CPU at the given
+ * sizes, checks each against the double-precision reference of common/, and reports
+ * the median wall-clock time and GFLOPS. */
+#define _GNU_SOURCE
+#include "args.h"
+#include "exit_codes.h"
+#include "matrix.h"
+#include "timing.h"
+#include "variants.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROGRAM "cpu_gemm"
+#define MAX_SIZES 64
+/* A run longer than this is timed once: at that length warming up changes nothing. */
+#define LONG_RUN_MS 5000.0
+/* Repeats stop once they have taken this long (at least one is always timed). */
+#define REPS_BUDGET_MS 3000.0
+
+enum variant { BASELINE, AVX, AVX_BLOCKED, AVX_BLOCKED_BT, PACKED, PACKED_OMP, OPENBLAS, NUM_VARIANTS };
+static const char *variant_names[NUM_VARIANTS] = {"baseline", "avx", "avx_blocked", "avx_blocked_bt",
+                                                  "packed", "packed_omp", "openblas"};
+
+struct cpu_options {
+    int sizes[MAX_SIZES];
+    int nsizes;
+    int variants[NUM_VARIANTS]; /* 1 = run it */
+    int explicit_variants;
+    int threads, block, reps;
+    uint64_t seed;
+    enum check_mode check;
+    int check_given, csv, csv_header;
+};
+
+static void usage(void)
+{
+    printf("Usage: " PROGRAM " [options]\n"
+           "The CPU chapter: C = A B for n x n float matrices, variant by variant, each checked\n"
+           "against the double-precision reference; median wall-clock time and GFLOPS.\n"
+           "\n"
+           "Variants (--variant, comma-separated, or all):\n"
+           "  baseline        the triple loop\n"
+           "  avx             AVX2: broadcast A[i][k], FMA into 8 columns of C at a time\n"
+           "  avx_blocked     the same over --block x --block tiles\n"
+           "  avx_blocked_bt  the same with B transposed first\n"
+           "  packed          packed panels + register-blocked micro-kernel (AVX-512 or AVX2)\n"
+           "  packed_omp      the same, on --threads threads (OpenMP)\n"
+           "  openblas        cblas_sgemm from OpenBLAS on --threads threads: the ceiling\n"
+           "\n"
+           "Options:\n"
+           "  -n N            a size (repeat for several; default 128 256 512 1000 1024 2048)\n"
+           "  --variant LIST  which variants (default all)\n"
+           "  --threads T     threads for packed_omp and openblas (default 1)\n"
+           "  --block B       tile size of the blocked variants, a multiple of 8 (default 64)\n"
+           "  --isa ISA       auto, avx2 or avx512: the micro-kernel of packed (default auto)\n"
+           "  --reps R        timed runs after a warm-up, median reported (default 5; runs over\n"
+           "                  %.0f s are timed once, repeats stop after %.0f s)\n"
+           "  --seed S        input seed (default 0)\n"
+           "  --check MODE    full, sample or none (default: full up to n = %d)\n"
+           "  --csv           CSV lines instead of the table (--csv-header adds the header)\n"
+           "  --features      print what this CPU and build support, and exit\n"
+           "  --help          this help\n"
+           "\n"
+           "Exit status: 0 all within tolerance, 1 some not, 2 bad usage, 3 a variant this CPU\n"
+           "or build cannot run was asked for.\n",
+           LONG_RUN_MS / 1e3, REPS_BUDGET_MS / 1e3, FULL_CHECK_MAX_N);
+}
+
+static int parse_variants(const char *text, int *on)
+{
+    char buf[256];
+    if (strlen(text) >= sizeof buf)
+        return -1;
+    strcpy(buf, text);
+    memset(on, 0, sizeof(int) * NUM_VARIANTS);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (strcmp(tok, "all") == 0) {
+            for (int v = 0; v < NUM_VARIANTS; v++)
+                on[v] = 1;
+            continue;
+        }
+        int found = 0;
+        for (int v = 0; v < NUM_VARIANTS; v++)
+            if (strcmp(tok, variant_names[v]) == 0)
+                on[v] = found = 1;
+        if (!found)
+            return -1;
+    }
+    return 0;
+}
+
+static void parse(int argc, char **argv, struct cpu_options *o, int *features)
+{
+    enum { OPT_VARIANT = 1000, OPT_THREADS, OPT_BLOCK, OPT_ISA, OPT_REPS, OPT_SEED, OPT_CHECK, OPT_CSV,
+           OPT_CSV_HEADER, OPT_FEATURES, OPT_HELP };
+    static const struct option longopts[] = {
+        {"variant", required_argument, NULL, OPT_VARIANT}, {"threads", required_argument, NULL, OPT_THREADS},
+        {"block", required_argument, NULL, OPT_BLOCK},     {"isa", required_argument, NULL, OPT_ISA},
+        {"reps", required_argument, NULL, OPT_REPS},       {"seed", required_argument, NULL, OPT_SEED},
+        {"check", required_argument, NULL, OPT_CHECK},     {"csv", no_argument, NULL, OPT_CSV},
+        {"csv-header", no_argument, NULL, OPT_CSV_HEADER}, {"features", no_argument, NULL, OPT_FEATURES},
+        {"help", no_argument, NULL, OPT_HELP},             {NULL, 0, NULL, 0},
+    };
+    long v;
+    memset(o, 0, sizeof *o);
+    for (int i = 0; i < NUM_VARIANTS; i++)
+        o->variants[i] = 1;
+    o->threads = 1;
+    o->block = 64;
+    o->reps = 5;
+    opterr = 0;
+    for (;;) {
+        int c = getopt_long(argc, argv, ":n:h", longopts, NULL);
+        if (c == -1)
+            break;
+        switch (c) {
+        case 'n':
+            if (parse_long(optarg, 1, INT_MAX, &v))
+                usage_error(PROGRAM, "bad size -n '%s': expected a whole number >= 1", optarg);
+            if (o->nsizes == MAX_SIZES)
+                usage_error(PROGRAM, "at most %d sizes", MAX_SIZES);
+            o->sizes[o->nsizes++] = (int)v;
+            break;
+        case OPT_VARIANT:
+            if (parse_variants(optarg, o->variants))
+                usage_error(PROGRAM, "bad --variant '%s': expected all or a comma-separated list of "
+                            "baseline, avx, avx_blocked, avx_blocked_bt, packed, packed_omp, openblas", optarg);
+            o->explicit_variants = 1;
+            break;
+        case OPT_THREADS:
+            if (parse_long(optarg, 1, 1024, &v))
+                usage_error(PROGRAM, "bad --threads '%s': expected a whole number from 1 to 1024", optarg);
+            o->threads = (int)v;
+            break;
+        case OPT_BLOCK:
+            if (parse_long(optarg, 8, 1 << 20, &v) || v % 8)
+                usage_error(PROGRAM, "bad --block '%s': expected a multiple of 8, at least 8", optarg);
+            o->block = (int)v;
+            break;
+        case OPT_ISA:
+            if (strcmp(optarg, "avx2") == 0)
+                packed_force_isa(ISA_AVX2);
+            else if (strcmp(optarg, "avx512") == 0)
+                packed_force_isa(ISA_AVX512);
+            else if (strcmp(optarg, "auto") != 0)
+                usage_error(PROGRAM, "bad --isa '%s': expected auto, avx2 or avx512", optarg);
+            if (strcmp(optarg, "auto") != 0 && ((strcmp(optarg, "avx512") == 0 && cpu_isa() != ISA_AVX512) ||
+                                                cpu_isa() == ISA_NONE)) {
+                fprintf(stderr, PROGRAM ": --isa %s: this CPU does not have it\n", optarg);
+                exit(EXIT_UNAVAILABLE);
+            }
+            break;
+        case OPT_REPS:
+            if (parse_long(optarg, 1, 100000, &v))
+                usage_error(PROGRAM, "bad --reps '%s': expected a whole number from 1 to 100000", optarg);
+            o->reps = (int)v;
+            break;
+        case OPT_SEED:
+            if (parse_long(optarg, 0, LONG_MAX, &v))
+                usage_error(PROGRAM, "bad --seed '%s': expected a whole number >= 0", optarg);
+            o->seed = (uint64_t)v;
+            break;
+        case OPT_CHECK:
+            if (strcmp(optarg, "full") == 0)
+                o->check = CHECK_FULL;
+            else if (strcmp(optarg, "sample") == 0)
+                o->check = CHECK_SAMPLE;
+            else if (strcmp(optarg, "none") == 0)
+                o->check = CHECK_NONE;
+            else
+                usage_error(PROGRAM, "bad --check '%s': expected full, sample or none", optarg);
+            o->check_given = 1;
+            break;
+        case OPT_CSV:
+            o->csv = 1;
+            break;
+        case OPT_CSV_HEADER:
+            o->csv = o->csv_header = 1;
+            break;
+        case OPT_FEATURES:
+            *features = 1;
+            break;
+        case 'h':
+        case OPT_HELP:
+            usage();
+            exit(EXIT_PASS);
+        case ':':
+            if (optopt && optopt < OPT_VARIANT)
+                usage_error(PROGRAM, "option '-%c' needs a value", optopt);
+            usage_error(PROGRAM, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt && optopt < OPT_VARIANT)
+                usage_error(PROGRAM, "unknown option '-%c'", optopt);
+            usage_error(PROGRAM, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
+    if (o->nsizes == 0) {
+        static const int sweep[] = {128, 256, 512, 1000, 1024, 2048};
+        for (size_t i = 0; i < sizeof sweep / sizeof *sweep; i++)
+            o->sizes[o->nsizes++] = sweep[i];
+    }
+}
+
+/* The CPU's model name, as /proc/cpuinfo gives it. */
+static void cpu_model(char *out, size_t size)
+{
+    snprintf(out, size, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            char *colon = strchr(line, ':');
+            if (colon) {
+                colon += 1 + (colon[1] == ' ');
+                colon[strcspn(colon, "\n")] = '\0';
+                snprintf(out, size, "%s", colon);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static int needs_avx2(int v)
+{
+    return v != BASELINE && v != OPENBLAS;
+}
+
+static void run_variant(int v, const float *a, const float *b, float *c, int n, const struct cpu_options *o)
+{
+    switch (v) {
+    case BASELINE: gemm_baseline(a, b, c, n); break;
+    case AVX: gemm_avx(a, b, c, n); break;
+    case AVX_BLOCKED: gemm_avx_blocked(a, b, c, n, o->block); break;
+    case AVX_BLOCKED_BT: gemm_avx_blocked_bt(a, b, c, n, o->block); break;
+    case PACKED: gemm_packed(a, b, c, n, 1); break;
+    case PACKED_OMP: gemm_packed(a, b, c, n, o->threads); break;
+    case OPENBLAS: gemm_openblas(a, b, c, n, o->threads); break;
+    }
+}
+
+/* Warm up, then time reps runs (fewer for long runs); C is poisoned before each run
+ * so the last one, which is checked, cannot pass on an earlier run's output. */
+static double time_variant(int v, const float *a, const float *b, float *c, int n, const struct cpu_options *o,
+                           int *reps_done)
+{
+    double samples[64];
+    const int max_reps = o->reps < 64 ? o->reps : 64;
+    poison_mat(c, (size_t)n * n);
+    double t0 = wall_ms();
+    run_variant(v, a, b, c, n, o);
+    double first = wall_ms() - t0;
+    if (first > LONG_RUN_MS) {
+        *reps_done = 1;
+        return first;
+    }
+    int r = 0;
+    double spent = 0.0;
+    while (r < max_reps && (r == 0 || spent < REPS_BUDGET_MS)) {
+        poison_mat(c, (size_t)n * n);
+        t0 = wall_ms();
+        run_variant(v, a, b, c, n, o);
+        samples[r] = wall_ms() - t0;
+        spent += samples[r++];
+    }
+    *reps_done = r;
+    return median_of(samples, r);
+}
+
+#define CSV_HEADER "program,n,threads,block,isa,host,cpus,ms,gflops,max_rel_err,avg_rel_err,reps,check,tolerance,status"
+
+int main(int argc, char **argv)
+{
+    struct cpu_options o;
+    int features = 0;
+    parse(argc, argv, &o, &features);
+    const enum isa isa = cpu_isa();
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    char host[256];
+    cpu_model(host, sizeof host);
+    for (char *p = host; *p; p++)
+        if (*p == ',')
+            *p = ' '; /* it goes into a CSV field */
+
+    if (features) {
+        printf("cpu=%s\ncpus=%ld\nisa=%s\npacked_isa=%s\nopenblas=%d\nopenmp=%d\nopenblas_config=%s\n", host, cpus,
+               isa == ISA_AVX512 ? "avx512" : isa == ISA_AVX2 ? "avx2" : "none",
+               isa == ISA_NONE ? "none" : packed_isa_name(), have_openblas(),
+#ifdef _OPENMP
+               1,
+#else
+               0,
+#endif
+               openblas_config_string());
+        return EXIT_PASS;
+    }
+
+    /* What can run here; asked for by name, a variant that cannot is an error. */
+    for (int v = 0; v < NUM_VARIANTS; v++) {
+        const char *why = NULL;
+        if (o.variants[v] && needs_avx2(v) && isa == ISA_NONE)
+            why = "needs AVX2 and FMA, which this CPU does not have";
+        if (o.variants[v] && v == OPENBLAS && !have_openblas())
+            why = "needs OpenBLAS: install libopenblas-dev (Debian/Ubuntu) and rebuild";
+        if (why) {
+            if (o.explicit_variants) {
+                fprintf(stderr, PROGRAM ": variant %s %s\n", variant_names[v], why);
+                return EXIT_UNAVAILABLE;
+            }
+            fprintf(stderr, PROGRAM ": skipping %s: it %s\n", variant_names[v], why);
+            o.variants[v] = 0;
+        }
+    }
+
+    /* All sizes decided before anything is allocated: A, B, C, B's transpose, the reference. */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * page : 0.0;
+    for (int s = 0; s < o.nsizes; s++) {
+        double n = o.sizes[s], need = 4.0 * n * n * sizeof(float) + n * n * sizeof(double);
+        if (have > 0 && need > have)
+            usage_error(PROGRAM, "n = %d needs %.1f GB of host memory; this machine has %.1f GB", o.sizes[s],
+                        need / 1e9, have / 1e9);
+    }
+
+    if (o.csv_header)
+        printf("%s\n", CSV_HEADER);
+    int all_pass = 1;
+    for (int s = 0; s < o.nsizes; s++) {
+        const int n = o.sizes[s];
+        const size_t count = (size_t)n * n;
+        float *a = malloc(sizeof *a * count), *b = malloc(sizeof *b * count), *c = malloc(sizeof *c * count);
+        struct reference ref;
+        enum check_mode mode = o.check_given ? o.check : n <= FULL_CHECK_MAX_N ? CHECK_FULL : CHECK_SAMPLE;
+        if (!a || !b || !c)
+            usage_error(PROGRAM, "cannot allocate host memory for n = %d", n);
+        uint64_t state = o.seed;
+        matgen(a, n, n, &state);
+        matgen(b, n, n, &state);
+        if (make_reference(a, b, n, mode, o.seed, &ref))
+            usage_error(PROGRAM, "cannot allocate host memory for the reference at n = %d", n);
+        const double tol = step_tolerance(0, n);
+        if (!o.csv)
+            printf("\nn = %d on %s (%ld CPUs), check: %s\n%-15s %7s %8s %12s %10s %12s  %s\n", n, host, cpus,
+                   mode == CHECK_FULL ? "every row" : mode == CHECK_SAMPLE ? "64 sampled rows" : "none",
+                   "variant", "threads", "isa", "ms", "GFLOPS", "max rel err", "status");
+        for (int v = 0; v < NUM_VARIANTS; v++) {
+            if (!o.variants[v])
+                continue;
+            int reps = 0;
+            const double ms = time_variant(v, a, b, c, n, &o, &reps);
+            struct check_result res;
+            check_with_reference(&ref, c, &res);
+            const int pass = check_passes(&res, tol);
+            all_pass &= pass;
+            const int threads = v == PACKED_OMP || v == OPENBLAS ? o.threads : 1;
+            const char *isa_used = v == BASELINE ? "scalar" : v == OPENBLAS ? "openblas"
+                                 : v == PACKED || v == PACKED_OMP ? packed_isa_name() : "avx2";
+            const double gflops = 2.0 * n * (double)n * n / (ms * 1e6);
+            const double avg = res.compared ? res.sum_rel_err / res.compared : 0.0;
+            if (o.csv)
+                printf("%s,%d,%d,%d,%s,%s,%ld,%.4f,%.2f,%.6e,%.6e,%d,%s,%.3e,%s\n", variant_names[v], n, threads,
+                       v == AVX_BLOCKED || v == AVX_BLOCKED_BT ? o.block : 0, isa_used, host, cpus, ms, gflops,
+                       res.max_rel_err, avg, reps,
+                       mode == CHECK_FULL ? "full" : mode == CHECK_SAMPLE ? "sample" : "none", tol,
+                       pass ? "pass" : "FAIL");
+            else
+                printf("%-15s %7d %8s %12.3f %10.2f %12.3e  %s%s\n", variant_names[v], threads, isa_used, ms,
+                       gflops, res.max_rel_err, pass ? "pass" : "FAIL",
+                       res.unwritten ? " (unwritten elements)" : res.nonfinite ? " (NaN/Inf)" : "");
+            fflush(stdout);
+        }
+        free_reference(&ref);
+        free(a);
+        free(b);
+        free(c);
+    }
+    return all_pass ? EXIT_PASS : EXIT_INACCURATE;
+}
