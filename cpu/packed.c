@@ -97,8 +97,9 @@ __attribute__((target("avx2,fma"))) static void micro_avx2(int kc, const float *
 }
 
 /* Block sizes: KC x NR of B (32 KB for AVX-512, 16 KB for AVX2) fits in L1 beside a
- * sliver of A; MC x KC of A (240 KB, 144 KB) in L2; KC x NC of B in L3. */
-static const struct kernel kernel_avx512 = {"avx512", MR512, NR512, 240, 256, 2048, micro_avx512};
+ * sliver of A; MC x KC of A (120 KB, 144 KB) in L2; KC x NC of B in L3. Chosen by
+ * measurement (cpu/README.md): PACKED_KC=... PACKED_MC=... try others. */
+static const struct kernel kernel_avx512 = {"avx512", MR512, NR512, 120, 256, 2048, micro_avx512};
 static const struct kernel kernel_avx2 = {"avx2", MR256, NR256, 144, 256, 2048, micro_avx2};
 
 enum isa cpu_isa(void)
@@ -207,11 +208,11 @@ void gemm_packed(const float *a, const float *b, float *c, int n, int threads)
 {
     const struct kernel *kn = choose_kernel();
     const int kc_max = block_size("PACKED_KC", kn->kc, 1), nc_max = block_size("PACKED_NC", kn->nc, kn->nr);
-    /* With several threads each takes its own blocks of rows of C: no more rows per
-     * block than give every thread one, so that all of them have work. */
+    /* With several threads each takes blocks of rows of C as it finishes the last
+     * (dynamic schedule): about three blocks per thread keep them all busy to the end. */
     int mc_max = block_size("PACKED_MC", kn->mc, kn->mr);
-    if (threads > 1) {
-        int share = (n + threads - 1) / threads;
+    if (threads > 1 && !getenv("PACKED_MC")) {
+        int share = (n + 3 * threads - 1) / (3 * threads);
         share = (share + kn->mr - 1) / kn->mr * kn->mr;
         mc_max = min_int(mc_max, share);
     }

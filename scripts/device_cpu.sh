@@ -10,7 +10,7 @@ if pkg-config --exists openblas 2>/dev/null; then echo "OpenBLAS: the system's (
 elif [ -d .openblas ]; then echo "OpenBLAS: none on the system; Debian's packages carried in .openblas"; blas=(OPENBLAS_DIR=.openblas);
 else echo "OpenBLAS: none"; fi
 ls /usr/include/cblas.h /usr/include/*/cblas.h /usr/include/*/*/cblas.h 2>/dev/null; ldconfig -p | grep -i openblas | head -3
-lscpu | grep -E "Model name|^CPU\(s\)|Thread|L1d|L2|L3|MHz|Flags" | sed 's/Flags:.*\(avx512[a-z_]*\).*/avx512: yes/' | head -12
+grep -m1 "cpu MHz" /proc/cpuinfo; lscpu | grep -E "Model name|^CPU\(s\)|Thread|L1d|L2|L3|MHz|Flags" | sed 's/Flags:.*\(avx512[a-z_]*\).*/avx512: yes/' | head -12
 make -j16 all "${blas[@]}" > /tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
 ./cpu/cpu_gemm --features
 if [ "${MODE:-tune}" = tune ]; then
