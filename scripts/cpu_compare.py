@@ -82,6 +82,8 @@ def main(argv):
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--sweep", action="store_true", help="the block-size sweep instead of the comparison")
+    ap.add_argument("--phase", choices=("all", "single", "threads"), default="all",
+                    help="only the single-threaded or only the all-cores phases (default all)")
     a = ap.parse_args(argv)
     try:
         sizes = [int(s) for s in a.sizes.split()]
@@ -108,10 +110,11 @@ def main(argv):
                       stamp, rows)
     else:
         variants = SINGLE if feats["openblas"] == "1" else SINGLE.replace(",openblas", "")
-        ok &= run(["--variant", variants, "--threads", "1"] + sz + reps, feats, stamp, rows)
-        if feats["packed_isa"] == "avx512":  # the AVX2 kernel on the same CPU: what AVX-512 buys
+        if a.phase in ("all", "single"):
+            ok &= run(["--variant", variants, "--threads", "1"] + sz + reps, feats, stamp, rows)
+        if feats["packed_isa"] == "avx512" and a.phase in ("all", "single"):  # what AVX-512 buys
             ok &= run(["--variant", "packed", "--isa", "avx2"] + sz + reps, feats, stamp, rows)
-        if a.threads > 1:
+        if a.threads > 1 and a.phase in ("all", "threads"):
             ok &= run(["--variant", "packed_omp", "--threads", str(a.threads)] + sz + reps, feats, stamp, rows)
             if feats["openblas"] == "1":
                 ok &= run(["--variant", "openblas", "--threads", str(a.threads)] + sz + reps, feats, stamp, rows)
