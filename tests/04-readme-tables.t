@@ -12,7 +12,10 @@ ok(-s "results/article_8800gt.csv", "the article's 8800GT figures are recorded")
 for my $f (glob "results/*.csv") {
     open my $fh, '<', $f or die "$f: $!";
     my $header = <$fh>;
-    if ($f =~ /-tile-sweep\.csv$/) {
+    if ($f =~ /-cpu\.csv$/) {
+        like($header, qr/^date,command,compiler,openblas,program,n,threads,block,isa,host,cpus,ms,gflops,max_rel_err/,
+             "$f has the CPU chapter's columns");
+    } elsif ($f =~ /-tile-sweep\.csv$/) {
         like($header, qr/^date,command,kernel,tile,threads_per_block,n,device,kernel_ms,gflops/,
              "$f has the tile sweep's columns");
     } else {
