@@ -34,10 +34,10 @@ COMMON_SRC := common/step_main.c common/args.c common/matrix.c common/timing.c c
 COMMON_OBJ := $(patsubst common/%.c,obj/common/%.o,$(COMMON_SRC))
 HEADERS := $(wildcard common/*.h)
 
-.PHONY: all build help test clean regs sanitize profile compare tile-programs tile-sweep plots plots-env cpu cpu-sweep $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
+.PHONY: all build help test clean regs sanitize profile compare tile-programs tile-sweep plots plots-env cpu cpu-sweep transpose transpose-profile $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
 .DEFAULT_GOAL := all
 
-all build: $(PROGRAMS) cublas/cublas cpu/cpu_gemm obj/gpu_info
+all build: $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose obj/gpu_info
 
 help:
 	@echo "make                 build every program (no GPU needed to build)"
@@ -52,6 +52,8 @@ help:
 	@echo "make plots           the charts in plots/ and the README tables, from results/"
 	@echo "make cpu             the CPU chapter: every variant, 1 thread then all cores, vs OpenBLAS"
 	@echo "make cpu-sweep       the lab's block-size sweep (8 .. 1024) at n = 1024 and 2048"
+	@echo "make transpose       the transpose chapter: every variant at 2048 x 1536 and 8192 x 8192"
+	@echo "make transpose-profile  ncu: bank conflicts and store sectors per transpose variant"
 	@echo "make clean           remove what the build made"
 	@echo "ARCH=sm_90           build GPU code for that architecture (default: the installed GPU's)"
 
@@ -100,6 +102,15 @@ obj/cpu/%.o: cpu/%.c cpu/variants.h $(HEADERS) | obj/cpu
 cpu/cpu_gemm: $(CPU_OBJ) obj/common/args.o obj/common/matrix.o obj/common/timing.o
 	$(CC) $(CFLAGS) -o $@ $^ $(OPENBLAS_LIBS) -lm
 
+# The transpose chapter: kernels in CUDA C, the rest in C.
+TRANSPOSE_OBJ := obj/transpose/transpose.o obj/transpose/cpu.o obj/transpose/kernels.o
+obj/transpose/%.o: transpose/%.c transpose/transpose.h $(HEADERS) | obj/transpose
+	$(CC) $(CFLAGS) -c $< -o $@
+obj/transpose/kernels.o: transpose/kernels.cu transpose/transpose.h $(HEADERS) | obj/transpose
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+transpose/transpose: $(TRANSPOSE_OBJ) obj/common/args.o obj/common/matrix.o obj/common/timing.o obj/common/gpu.o
+	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS)
+
 obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/timing.o
 	$(NVCC) -o $@ $^
 
@@ -107,7 +118,7 @@ obj/harness_test: tests/harness_test.c tests/tap.h obj/common/matrix.o obj/commo
 	$(CC) $(CFLAGS) -o $@ tests/harness_test.c obj/common/matrix.o obj/common/timing.o \
 	    obj/common/args.o -lm
 
-obj obj/common obj/tile obj/cpu:
+obj obj/common obj/tile obj/cpu obj/transpose:
 	mkdir -p $@
 
 ARGS ?= -n 1000
@@ -139,6 +150,16 @@ cpu: cpu/cpu_gemm
 cpu-sweep: cpu/cpu_gemm
 	python3 scripts/cpu_compare.py --sweep
 
+# The transpose chapter: every variant at the text's 2048 x 1536 and at 8192 x 8192,
+# the table, rows into results/<device>-transpose.csv; and ncu's bank-conflict counters.
+transpose: transpose/transpose
+	python3 scripts/transpose_compare.py
+TRANSPOSE_NCU_METRICS := gpu__time_duration.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+transpose-profile: transpose/transpose
+	@for v in naive shared shared_padded tiled32x8 copy_kernel; do echo "== $$v"; \
+	    ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics $(TRANSPOSE_NCU_METRICS) \
+	        ./transpose/transpose --rows 8192 --cols 8192 --iters 1 --variant $$v | grep -E "^    [a-z]"; done
+
 # Charts into plots/ and the README tables, from results/. matplotlib where python3 can
 # import it, else a local virtual environment made once from plots/requirements.txt.
 PLOT_PYTHON = $(shell python3 -c 'import matplotlib' 2>/dev/null && echo python3 || echo .venv/bin/python)
@@ -169,11 +190,15 @@ sanitize: all
 	@set -e; for p in $(PROGRAMS); do for n in $(SANITIZE_SIZES); do for tool in memcheck racecheck; do \
 	    echo "== $$tool $$p -n $$n"; \
 	    compute-sanitizer --tool $$tool --error-exitcode 9 ./$$p -n $$n --reps 1 --check full --csv; \
-	done; done; done; echo "compute-sanitizer: no errors"
+	done; done; done; \
+	for tool in memcheck racecheck; do echo "== $$tool transpose --rows 100 --cols 77"; \
+	    compute-sanitizer --tool $$tool --error-exitcode 9 ./transpose/transpose --rows 100 --cols 77 \
+	        --iters 1 --variant naive,shared,shared_padded,tiled32x8,copy,copy_kernel --csv; done; \
+	echo "compute-sanitizer: no errors"
 
 regs:
 	@for d in $(STEP_DIRS); do p=$$(echo $$d | cut -d_ -f1); echo "== $$p"; \
 	    $(NVCC) $(NVCCFLAGS) -Xptxas -v -c $$d/$$p.cu -o /dev/null 2>&1 | grep -E "Compiling|registers|spill|smem"; done
 
 clean:
-	rm -rf obj $(PROGRAMS) cublas/cublas cpu/cpu_gemm
+	rm -rf obj $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose

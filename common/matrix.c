@@ -20,8 +20,13 @@ uint32_t rand31(uint64_t *state)
 
 void matgen(float *a, size_t lda, int n, uint64_t *state)
 {
-    for (int i = 0; i < n; i++) {
-        for (int j = 0; j < n; j++) {
+    matgen_rect(a, lda, n, n, state);
+}
+
+void matgen_rect(float *a, size_t lda, int rows, int cols, uint64_t *state)
+{
+    for (int i = 0; i < rows; i++) {
+        for (int j = 0; j < cols; j++) {
             /* The article wrote rand() / (RAND_MAX * RAND_MAX): that product overflows
              * int (undefined behaviour). The range is squared in double instead. */
             double coarse = rand31(state) / RAND31_RANGE;

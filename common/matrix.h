@@ -20,6 +20,8 @@ extern "C" {
 /* Fill an n x n row-major matrix (leading dimension lda) with the article's values:
  * uniform in [0, 1) plus a tiny term. Same seed, same matrix, on every machine. */
 void matgen(float *a, size_t lda, int n, uint64_t *state);
+/* The same values for a rows x cols matrix (matgen is the square case). */
+void matgen_rect(float *a, size_t lda, int rows, int cols, uint64_t *state);
 
 void poison_mat(float *c, size_t count);
 int is_poison(float x);

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""make transpose: every transpose variant at the text's matrix (2048 wide, 1536 high)
+and at 8192 x 8192; the table (ms per transpose, effective GB/s, % of the device-to-
+device copy, speedup over the naive kernel and over the CPU); rows recorded in
+results/<device-slug>-transpose.csv, replacing earlier rows of the same key.
+
+Usage: scripts/transpose_compare.py [--shapes "1536x2048 8192x8192"] [--iters K]
+"""
+import argparse
+import datetime
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ladder  # noqa: E402
+
+EXE = os.path.join("transpose", "transpose")
+PROGRAM_COLUMNS = ["program", "rows", "cols", "device", "kernel_ms", "gbps", "iters", "status"]
+COLUMNS = ["date", "command"] + PROGRAM_COLUMNS
+KEY = ("program", "rows", "cols", "device")
+
+
+def table(rows):
+    by = {r["program"]: r for r in rows}
+    copy = float(by["copy"]["gbps"]) if "copy" in by else None
+    naive = float(by["naive"]["kernel_ms"]) if "naive" in by else None
+    cpu = float(by["cpu"]["kernel_ms"]) if "cpu" in by else None
+    lines = [f"{'variant':14s} {'ms':>10s} {'GB/s':>9s} {'% of copy':>9s} {'x naive':>8s} {'x CPU':>8s}  result"]
+    for r in rows:
+        ms, gbps = float(r["kernel_ms"]), float(r["gbps"])
+        lines.append(f"{r['program']:14s} {ms:10.4f} {gbps:9.1f} {100 * gbps / copy if copy else 0:9.1f} "
+                     f"{naive / ms if naive else 0:8.2f} {cpu / ms if cpu else 0:8.1f}  {r['status']}")
+    return "\n".join(lines)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="transpose_compare.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--shapes", default="1536x2048 8192x8192", help="ROWSxCOLS, space-separated")
+    ap.add_argument("--iters", type=int, default=20)
+    a = ap.parse_args(argv)
+    try:
+        shapes = [tuple(int(x) for x in s.split("x")) for s in a.shapes.split()]
+        assert shapes and all(len(s) == 2 and min(s) >= 1 for s in shapes) and a.iters >= 1
+    except (ValueError, AssertionError):
+        ap.error("--shapes: ROWSxCOLS with whole numbers >= 1; --iters >= 1")
+    device, info = ladder.gpu_info()
+    if device is None:
+        print(f"transpose: no GPU to run on: {info}", file=sys.stderr)
+        return 3
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    allrows, ok = [], True
+    for rows_, cols_ in shapes:
+        cmd = [EXE, "--rows", str(rows_), "--cols", str(cols_), "--iters", str(a.iters), "--csv-header"]
+        print("$ " + " ".join(cmd), flush=True)
+        p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
+        if p.returncode not in (0, 1):
+            print(p.stderr.strip(), file=sys.stderr)
+            return p.returncode
+        ok &= p.returncode == 0
+        rows = []
+        for line in p.stdout.strip().splitlines()[1:]:
+            r = dict(zip(PROGRAM_COLUMNS, line.split(",")))
+            r.update(date=stamp, command=" ".join(cmd[:-1] + ["--csv"]), device=device)
+            rows.append(r)
+        allrows += rows
+        print(f"\n{device}: {rows_} x {cols_} floats (rows x cols), median of {a.iters}\n{table(rows)}\n")
+    path = os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-transpose.csv")
+    ladder.merge_results(path, allrows, COLUMNS, KEY)
+    print(f"rows recorded in {os.path.relpath(path, ladder.ROOT)}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
