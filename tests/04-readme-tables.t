@@ -15,6 +15,8 @@ for my $f (glob "results/*.csv") {
     if ($f =~ /-cpu\.csv$/) {
         like($header, qr/^date,command,compiler,openblas,program,n,threads,block,isa,host,cpus,ms,gflops,max_rel_err/,
              "$f has the CPU chapter's columns");
+    } elsif ($f =~ /-transpose\.csv$/) {
+        like($header, qr/^date,command,program,rows,cols,device,kernel_ms,gbps/, "$f has the transpose's columns");
     } elsif ($f =~ /-tile-sweep\.csv$/) {
         like($header, qr/^date,command,kernel,tile,threads_per_block,n,device,kernel_ms,gflops/,
              "$f has the tile sweep's columns");

@@ -74,15 +74,23 @@ __global__ static void transpose_tiled32x8(const float *in, float *out, int rows
             out[(size_t)(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
-/* The ceiling for a kernel: tiled32x8's access pattern without the transposition. */
+/* The ceiling for a kernel: tiled32x8's access pattern without the transposition. All
+ * four loads are issued before the first store, as in the transpose (where the barrier
+ * forces it): with load, store, load, store the compiler must assume out may alias in,
+ * and each thread has only one load in flight. */
 __global__ static void copy_tiled32x8(const float *in, float *out, int rows, int cols, int block_row0)
 {
     const int x = blockIdx.x * TILE + threadIdx.x;
     const long y = (long)(blockIdx.y + block_row0) * TILE + threadIdx.y;
+    float v[TILE / ROWS];
 #pragma unroll
     for (int j = 0; j < TILE; j += ROWS)
         if (x < cols && y + j < rows)
-            out[(size_t)(y + j) * cols + x] = in[(size_t)(y + j) * cols + x];
+            v[j / ROWS] = in[(size_t)(y + j) * cols + x];
+#pragma unroll
+    for (int j = 0; j < TILE; j += ROWS)
+        if (x < cols && y + j < rows)
+            out[(size_t)(y + j) * cols + x] = v[j / ROWS];
 }
 
 typedef void (*tkernel)(const float *, float *, int, int, int);
