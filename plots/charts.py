@@ -8,6 +8,7 @@
   time_split.png  where the end-to-end time goes (allocate, copy in, kernel, copy out,
                   free) per step at n = 1000 and 4096
   cpu_<host>.png  the CPU chapter: GFLOPS against n per variant, OpenBLAS as the ceiling
+  transpose_<device>.png  the transpose chapter: GB/s per variant against the copy
 
 Each is written as PNG and SVG. Usage: plots/charts.py [--results DIR] [--out DIR] [--device NAME]
 """
@@ -183,6 +184,32 @@ def cpu_charts(results_dir, out):
         save(fig, out, "cpu_" + os.path.basename(path)[:-len("-cpu.csv")])
 
 
+def transpose_charts(results_dir, out):
+    """The transpose chapter: effective GB/s per variant and shape against the copy."""
+    import glob
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-transpose.csv"))):
+        rows = [r for r in ladder.read_results(path) if not r["program"].startswith("cpu")]
+        shapes = sorted({(int(r["rows"]), int(r["cols"])) for r in rows})
+        progs = ["naive", "shared", "shared_padded", "tiled32x8", "copy_kernel", "copy"]
+        if not rows or not shapes:
+            continue
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        width = 0.8 / len(shapes)
+        for i, shape in enumerate(shapes):
+            by = {r["program"]: float(r["gbps"]) for r in rows if (int(r["rows"]), int(r["cols"])) == shape}
+            xs = [j + (i - (len(shapes) - 1) / 2) * width for j in range(len(progs))]
+            bars = ax.bar(xs, [by.get(p, 0) for p in progs], width, label=f"{shape[0]} x {shape[1]} floats")
+            ax.bar_label(bars, labels=[f"{by.get(p, 0):.0f}" for p in progs], fontsize=7, padding=1)
+        ax.set_xticks(range(len(progs)), progs)
+        ax.set_ylabel("effective bandwidth, GB/s (bytes read + written)")
+        dates = ", ".join(sorted({r["date"][:10] for r in rows}))
+        ax.set_title(f"Transpose against the device-to-device copy, {rows[0]['device']} (measured {dates})",
+                     fontsize=10)
+        ax.legend(fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+        save(fig, out, "transpose_" + os.path.basename(path)[:-len("-transpose.csv")])
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog="charts.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--results", default=os.path.join(ladder.ROOT, "results"))
@@ -204,6 +231,7 @@ def main(argv):
     accuracy_chart(device, res, art, a.out)
     time_split_chart(device, res, a.out)
     cpu_charts(a.results, a.out)
+    transpose_charts(a.results, a.out)
     return 0
 
 

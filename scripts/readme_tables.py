@@ -171,6 +171,32 @@ def cpu_tables(results_dir):
     return "\n\n".join(compare), "\n\n".join(sweep)
 
 
+def transpose_table(results_dir):
+    """Every transpose variant per shape: ms, GB/s, % of the device-to-device copy,
+    speedup over the naive kernel and over the CPU loop."""
+    parts = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-transpose.csv"))):
+        rows = ladder.read_results(path)
+        order = ["cpu", "cpu_blocked", "naive", "shared", "shared_padded", "tiled32x8", "copy", "copy_kernel"]
+        for shape in sorted({(int(r["rows"]), int(r["cols"])) for r in rows}):
+            at = sorted([r for r in rows if (int(r["rows"]), int(r["cols"])) == shape],
+                        key=lambda r: order.index(r["program"]))
+            by = {r["program"]: r for r in at}
+            copy = float(by["copy"]["gbps"]) if "copy" in by else None
+            naive = float(by["naive"]["kernel_ms"]) if "naive" in by else None
+            cpu = float(by["cpu"]["kernel_ms"]) if "cpu" in by else None
+            body = [[r["program"], f(r["kernel_ms"], 4), f(r["gbps"], 1),
+                     f(100 * float(r["gbps"]) / copy, 1) + "%" if copy else "",
+                     f(naive / float(r["kernel_ms"])) + "x" if naive else "",
+                     f(cpu / float(r["kernel_ms"]), 1) + "x" if cpu else "", r["status"]] for r in at]
+            dates = ", ".join(sorted({r["date"][:10] for r in at}))
+            parts.append(f"**{at[0]['device']}, {shape[0]} x {shape[1]} floats (rows x cols)** (measured {dates}; "
+                         f"median of {at[0]['iters']}; CPU rows on the same machine's CPU)\n\n"
+                         + table(["variant", "ms per transpose", "GB/s (read + write)", "% of copy", "x naive",
+                                  "x CPU", "result"], body, 1))
+    return "\n\n".join(parts)
+
+
 def rewrite(path, tables, check):
     with open(path) as fh:
         text = fh.read()
@@ -202,7 +228,9 @@ def main(args):
     tables.update({s: step_table(s, devices, art) for s in ladder.STEPS})
     tables["tile-sweep"] = tile_sweep_table(results)
     tables["cpu"], tables["cpu-sweep"] = cpu_tables(results)
-    readmes = [os.path.join(ladder.ROOT, "README.md"), os.path.join(ladder.ROOT, "cpu", "README.md")] + \
+    tables["transpose"] = transpose_table(results)
+    readmes = [os.path.join(ladder.ROOT, "README.md"), os.path.join(ladder.ROOT, "cpu", "README.md"),
+                               os.path.join(ladder.ROOT, "transpose", "README.md")] + \
         [os.path.join(ladder.ROOT, ladder.LADDER[s][0], "README.md") for s in ladder.STEPS]
     ok = all([rewrite(p, tables, "--check" in args) for p in readmes if os.path.exists(p)])
     return 0 if ok else 1
