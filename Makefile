@@ -1,6 +1,7 @@
 # Matrix multiplication on the GPU, step by step. `make help` lists the targets.
 
-STEP_DIRS := step01_naive step02_kahan step03_shared_row step04_pitch step05_tiled step06_padded
+STEP_DIRS := step01_naive step02_kahan step03_shared_row step04_pitch step05_tiled step06_padded \
+             step07_regtile step08_vectorized step09_warptile step10_pipelined
 # step05_tiled/step05, ...: each program is named by its folder's number.
 PROGRAMS := $(foreach d,$(STEP_DIRS),$(d)/$(firstword $(subst _, ,$(d))))
 
@@ -34,14 +35,14 @@ COMMON_SRC := common/step_main.c common/args.c common/matrix.c common/timing.c c
 COMMON_OBJ := $(patsubst common/%.c,obj/common/%.o,$(COMMON_SRC))
 HEADERS := $(wildcard common/*.h)
 
-.PHONY: all build help test clean regs sanitize profile compare tile-programs tile-sweep plots plots-env cpu cpu-sweep transpose transpose-profile $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
+.PHONY: all build help test clean regs sanitize profile compare tile-programs tile-sweep plots plots-env cpu cpu-sweep transpose transpose-profile warptile-sweep $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
 .DEFAULT_GOAL := all
 
 all build: $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose obj/gpu_info
 
 help:
 	@echo "make                 build every program (no GPU needed to build)"
-	@echo "make step01 .. step06  build that step and run it at n = 1000 (ARGS='-n 4096' to change)"
+	@echo "make step01 .. step10  build that step and run it at n = 1000 (ARGS='-n 4096' to change)"
 	@echo "make test            unit, command-line and (with a GPU) correctness tests, via prove"
 	@echo "make profile STEP=05 ncu metrics of that step's kernel at n = 1000 (NCU_N=... to change)"
 	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
@@ -49,6 +50,7 @@ help:
 	@echo "make compare         every step and cuBLAS on the GPU at SIZES (default \"1000 4096\"),"
 	@echo "                     the comparison table, rows into results/<device>.csv"
 	@echo "make tile-sweep      step 05's tile size 4..32 against the naive kernel, n = 512..8192"
+	@echo "make warptile-sweep  step 09's tile shapes at n = 1000 and 4096"
 	@echo "make plots           the charts in plots/ and the README tables, from results/"
 	@echo "make cpu             the CPU chapter: every variant, 1 thread then all cores, vs OpenBLAS"
 	@echo "make cpu-sweep       the lab's block-size sweep (8 .. 1024) at n = 1024 and 2048"
@@ -159,6 +161,10 @@ transpose-profile: transpose/transpose
 	@for v in naive shared shared_padded tiled32x8 copy_kernel; do echo "== $$v"; \
 	    ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics $(TRANSPOSE_NCU_METRICS) \
 	        ./transpose/transpose --rows 8192 --cols 8192 --iters 1 --variant $$v | grep -E "^    [a-z]"; done
+
+# Step 09's tile shapes: each built with -D flags and run at n = 1000 and 4096.
+warptile-sweep: all
+	python3 scripts/warptile_sweep.py
 
 # Charts into plots/ and the README tables, from results/. matplotlib where python3 can
 # import it, else a local virtual environment made once from plots/requirements.txt.

@@ -15,6 +15,10 @@ LADDER = {
     "step04": ("step04_pitch", "cudaMallocPitch"),
     "step05": ("step05_tiled", "16x16 shared-memory tiles"),
     "step06": ("step06_padded", "padded allocation, no bounds checks"),
+    "step07": ("step07_regtile", "register tiling, 8x8 per thread (no Kahan)"),
+    "step08": ("step08_vectorized", "float4 loads, A transposed in shared"),
+    "step09": ("step09_warptile", "warp tiling, conflict-free fragments"),
+    "step10": ("step10_pipelined", "cp.async pipeline, 3 stages"),
     "cublas": ("cublas", "cuBLAS SGEMM, FP32 (the ceiling)"),
 }
 STEPS = [p for p in LADDER if p.startswith("step")]

@@ -4,7 +4,8 @@ use warnings;
 use File::Temp qw(tempfile);
 
 our @PROGRAMS = ((map { my ($d) = $_; (my $p = $d) =~ s/_.*//; "$d/$p" }
-    qw(step01_naive step02_kahan step03_shared_row step04_pitch step05_tiled step06_padded)),
+    qw(step01_naive step02_kahan step03_shared_row step04_pitch step05_tiled step06_padded
+       step07_regtile step08_vectorized step09_warptile step10_pipelined)),
     'cublas/cublas');
 
 # run(@argv) -> (exit code, stdout, stderr); the command never reads stdin.

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""make warptile-sweep: the tile shapes tried for steps 09 and 10 on this GPU. Each
+shape is built from the step's own source with -D flags (BM, BN, BK, WM, WN, MIN_BLOCKS
+and, for step 10, STAGES), run at the given sizes, and recorded with its registers per
+thread (ptxas) in results/<device-slug>-warptile-sweep.csv.
+
+Usage: scripts/warptile_sweep.py [--step 09|10|both] [--sizes "1000 4096"] [--reps R]
+"""
+import argparse
+import concurrent.futures
+import datetime
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ladder  # noqa: E402
+
+# (BM, BN, BK, WM, WN, MIN_BLOCKS): threads = 32 (BM/WM)(BN/WN), thread tile (4 WM/32) x (4 WN/16)
+SHAPES = [(128, 128, 16, 64, 32, 1), (128, 128, 8, 64, 32, 1), (128, 128, 16, 64, 32, 2),
+          (128, 256, 8, 64, 64, 1), (256, 128, 8, 64, 64, 1), (128, 256, 16, 64, 64, 1),
+          (64, 128, 16, 32, 32, 2), (128, 64, 16, 32, 32, 2), (64, 64, 16, 32, 32, 2)]
+STAGES = [2, 3, 4]
+COLUMNS = ["date", "command", "program", "config", "threads", "registers", "n", "device", "kernel_ms", "gflops",
+           "max_rel_err", "status"]
+KEY = ("program", "config", "n", "device")
+COMMON = ["obj/common/step_main.o", "obj/common/args.o", "obj/common/matrix.o", "obj/common/timing.o",
+          "obj/common/gpu.o"]
+
+
+def arch_flags():
+    p = subprocess.run(["make", "-s", "-p", "-n", "all"], cwd=ladder.ROOT, capture_output=True, text=True)
+    m = re.search(r"^ARCH_FLAGS :?= (.*)$", p.stdout, re.M)
+    return m.group(1).split() if m else ["-arch=sm_90"]
+
+
+def build(step, shape, stages, arch):
+    bm, bn, bk, wm, wn, minb = shape
+    name = f"{bm}x{bn}x{bk}_w{wm}x{wn}_b{minb}" + (f"_s{stages}" if stages else "")
+    src = f"step09_warptile/step09.cu" if step == "09" else "step10_pipelined/step10.cu"
+    exe = f"obj/tile/step{step}_{name}"
+    defs = [f"-DBM={bm}", f"-DBN={bn}", f"-DBK={bk}", f"-DWM={wm}", f"-DWN={wn}", f"-DMIN_BLOCKS={minb}"]
+    if stages:
+        defs.append(f"-DSTAGES={stages}")
+    cmd = ["nvcc", "-O3"] + arch + ["-Icommon", "-Xptxas", "-v"] + defs + ["-o", exe, src] + COMMON + \
+        ["-Xcompiler", "-fopenmp"]
+    p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
+    regs = re.findall(r"Used (\d+) registers", p.stderr)
+    spills = re.findall(r"(\d+) bytes spill stores", p.stderr)
+    return name, exe, (regs[-1] if regs else "?") + ("+spills" if spills and spills[-1] != "0" else ""), p.returncode
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="warptile_sweep.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--step", choices=("09", "10", "both"), default="both")
+    ap.add_argument("--sizes", default="1000 4096")
+    ap.add_argument("--reps", type=int, default=10)
+    a = ap.parse_args(argv)
+    sizes = [int(s) for s in a.sizes.split()]
+    device, info = ladder.gpu_info()
+    if device is None:
+        print(f"warptile-sweep: no GPU to run on: {info}", file=sys.stderr)
+        return 3
+    os.makedirs(os.path.join(ladder.ROOT, "obj", "tile"), exist_ok=True)
+    arch = arch_flags()
+    jobs = []
+    for step in (("09", "10") if a.step == "both" else (a.step,)):
+        for shape in SHAPES:
+            for stages in (STAGES if step == "10" else [None]):
+                jobs.append((step, shape, stages))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
+        built = list(pool.map(lambda j: (j,) + build(j[0], j[1], j[2], arch), jobs))
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    rows = []
+    for (step, shape, stages), name, exe, regs, rc in built:
+        bm, bn, bk, wm, wn, minb = shape
+        threads = 32 * (bm // wm) * (bn // wn)
+        if rc != 0:
+            print(f"step{step} {name}: does not build")
+            continue
+        for n in sizes:
+            cmd = [exe, "-n", str(n), "--reps", str(a.reps), "--csv"]
+            p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
+            if p.returncode not in (0, 1):
+                print(f"step{step} {name} n={n}: exit {p.returncode} {p.stderr.strip()}")
+                continue
+            r = ladder.parse_program_csv(p.stdout)
+            rows.append({"date": stamp, "command": " ".join(cmd), "program": f"step{step}", "config": name,
+                         "threads": threads, "registers": regs, "n": n, "device": device,
+                         "kernel_ms": r["kernel_ms"], "gflops": r["gflops"], "max_rel_err": r["max_rel_err"],
+                         "status": r["status"]})
+            print(f"step{step} {name:28s} {threads:4d} threads {regs:>12s} regs  n={n:5d} "
+                  f"{float(r['kernel_ms']):9.3f} ms {float(r['gflops']):9.0f} GFLOPS {r['status']}", flush=True)
+    path = os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-warptile-sweep.csv")
+    if rows:
+        ladder.merge_results(path, rows, COLUMNS, KEY)
+    print(f"rows recorded in {os.path.relpath(path, ladder.ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
