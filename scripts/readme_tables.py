@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
 
 ARTICLE = "article_8800gt.csv"
+ARTICLE_STEPS = ["step01", "step02", "step03", "step04", "step05", "step06"]
 LADDER_SIZES = (1000, 4096)
 STEP_SIZES = {"step04": (1000, 1001, 4001, 4096)}  # the pitch experiment's sizes too
 
@@ -25,7 +26,7 @@ def device_results(results_dir):
     out = {}
     for path in sorted(glob.glob(os.path.join(results_dir, "*.csv"))):
         name = os.path.basename(path)
-        if name == ARTICLE or re.search(r"-(cpu|transpose|tile-sweep)\.csv$", name):
+        if name == ARTICLE or re.search(r"-(cpu|transpose|tile-sweep|warptile-sweep)\.csv$", name):
             continue
         for row in ladder.read_results(path):
             out.setdefault(row["device"], {})[(row["program"], int(row["n"]))] = row
@@ -60,7 +61,7 @@ def ladder_table(devices, art):
     parts = []
     for device, res in devices.items():
         for n in LADDER_SIZES:
-            if not all((s, n) in res for s in ladder.STEPS):
+            if not all((s, n) in res for s in ARTICLE_STEPS):
                 continue
             base = float(res[("step01", n)]["kernel_ms"])
             ceiling = float(res[("cublas", n)]["gflops"]) if ("cublas", n) in res else None
@@ -104,6 +105,8 @@ def step_table(step, devices, art):
                              f(r["e2e_gflops"], 0), e(r["max_rel_err"]), e(r["avg_rel_err"])])
     for s in programs:
         a = art.get(s)
+        if not a:
+            continue
         label = f"{s} (this step)" if s == step else f"{s} (before)"
         rows.append(["8800GT, the article's figures", label, "1000", f(a["kernel_ms"], 0) or "n/a",
                      f(a["gflops"], 0) or "n/a", f(a["total_ms"], 0), f(a["e2e_gflops"]), e(a["max_rel_err"]),
@@ -116,6 +119,8 @@ def tile_sweep_table(results_dir):
     """The lab's layout: n, tile, naive and tiled kernel ms, per device."""
     parts = []
     for path in sorted(glob.glob(os.path.join(results_dir, "*-tile-sweep.csv"))):
+        if path.endswith("-warptile-sweep.csv"):
+            continue
         rows = ladder.read_results(path)
         if not rows:
             continue

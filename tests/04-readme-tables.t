@@ -17,6 +17,9 @@ for my $f (glob "results/*.csv") {
              "$f has the CPU chapter's columns");
     } elsif ($f =~ /-transpose\.csv$/) {
         like($header, qr/^date,command,program,rows,cols,device,kernel_ms,gbps/, "$f has the transpose's columns");
+    } elsif ($f =~ /-warptile-sweep\.csv$/) {
+        like($header, qr/^date,command,program,config,threads,registers,n,device,kernel_ms,gflops/,
+             "$f has the warptile sweep's columns");
     } elsif ($f =~ /-tile-sweep\.csv$/) {
         like($header, qr/^date,command,kernel,tile,threads_per_block,n,device,kernel_ms,gflops/,
              "$f has the tile sweep's columns");
