@@ -21,6 +21,10 @@ import ladder  # noqa: E402
 SHAPES = [(128, 128, 16, 64, 32, 1), (128, 128, 8, 64, 32, 1), (128, 128, 16, 64, 32, 2),
           (128, 256, 8, 64, 64, 1), (256, 128, 8, 64, 64, 1), (128, 256, 16, 64, 64, 1),
           (64, 128, 16, 32, 32, 2), (128, 64, 16, 32, 32, 2), (64, 64, 16, 32, 32, 2)]
+# Tried second: 4 warps of 64 x 64 per block (two blocks per SM), larger BK.
+MORE_SHAPES = [(128, 128, 16, 64, 64, 2), (128, 128, 8, 64, 64, 2), (128, 128, 32, 64, 64, 2),
+               (64, 128, 16, 32, 64, 2), (128, 64, 16, 64, 32, 2), (128, 256, 32, 64, 64, 1),
+               (256, 128, 16, 64, 64, 1), (64, 128, 32, 32, 32, 2)]
 STAGES = [2, 3, 4]
 COLUMNS = ["date", "command", "program", "config", "threads", "registers", "n", "device", "kernel_ms", "gflops",
            "max_rel_err", "status"]
@@ -56,6 +60,8 @@ def main(argv):
     ap.add_argument("--step", choices=("09", "10", "both"), default="both")
     ap.add_argument("--sizes", default="1000 4096")
     ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--shapes", choices=("first", "more", "all"), default="all")
+    ap.add_argument("--stages", default="2 3 4", help="step 10's pipeline depths to try")
     a = ap.parse_args(argv)
     sizes = [int(s) for s in a.sizes.split()]
     device, info = ladder.gpu_info()
@@ -66,8 +72,9 @@ def main(argv):
     arch = arch_flags()
     jobs = []
     for step in (("09", "10") if a.step == "both" else (a.step,)):
-        for shape in SHAPES:
-            for stages in (STAGES if step == "10" else [None]):
+        shapes = {"first": SHAPES, "more": MORE_SHAPES, "all": SHAPES + MORE_SHAPES}[a.shapes]
+        for shape in shapes:
+            for stages in ([int(x) for x in a.stages.split()] if step == "10" else [None]):
                 jobs.append((step, shape, stages))
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
         built = list(pool.map(lambda j: (j,) + build(j[0], j[1], j[2], arch), jobs))
