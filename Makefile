@@ -183,13 +183,16 @@ plots-env:
 # as in every other measurement here. One launch, after the warm-up ones.
 STEP ?= 05
 NCU_N ?= 1000
+NCU_SECTIONS ?= # e.g. NCU_SECTIONS="--section WarpStateStats" adds ncu's stall reasons
 # The set: time; bytes from DRAM, through L2, and asked of L1 by global loads; how
 # busy the SM, its L1/shared unit and its FMA pipe are; instructions and issue-slot
 # use; shared-memory wavefronts and bank conflicts; achieved occupancy.
 NCU_METRICS := gpu__time_duration.sum,dram__bytes_read.sum,lts__t_bytes.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active
 profile: all
-	ncu --clock-control none --kernel-name regex:matmult_kernel --launch-skip 1 --launch-count 1 \
-	    --metrics $(NCU_METRICS) ./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP) -n $(NCU_N) --reps 1
+	ncu --clock-control none --kernel-name regex:$(if $(filter cublas,$(STEP)),gemm,matmult_kernel) \
+	    --launch-skip 1 --launch-count 1 --metrics $(NCU_METRICS) $(NCU_SECTIONS) \
+	    $(if $(filter cublas,$(STEP)),./cublas/cublas,./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) \
+	    -n $(NCU_N) --reps 1
 
 SANITIZE_SIZES ?= 17 100
 sanitize: all
