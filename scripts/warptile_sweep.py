@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """make warptile-sweep: the tile shapes tried for steps 09 and 10 on this GPU. Each
-shape is built from the step's own source with -D flags (BM, BN, BK, WM, WN, MIN_BLOCKS
-and, for step 10, STAGES), run at the given sizes, and recorded with its registers per
-thread (ptxas) in results/<device-slug>-warptile-sweep.csv.
+shape is built from the step's own source with -D flags (BM, BN, BK, WM, WN, MIN_BLOCKS;
+for step 10 its large shape LBM ... LSTAGES, used at every n), run at the given sizes,
+and recorded with its registers per thread (ptxas) in
+results/<device-slug>-warptile-sweep.csv.
 
 Usage: scripts/warptile_sweep.py [--step 09|10|both] [--sizes "1000 4096"] [--reps R]
 """
@@ -25,6 +26,9 @@ SHAPES = [(128, 128, 16, 64, 32, 1), (128, 128, 8, 64, 32, 1), (128, 128, 16, 64
 MORE_SHAPES = [(128, 128, 16, 64, 64, 2), (128, 128, 8, 64, 64, 2), (128, 128, 32, 64, 64, 2),
                (64, 128, 16, 32, 64, 2), (128, 64, 16, 64, 32, 2), (128, 256, 32, 64, 64, 1),
                (256, 128, 16, 64, 64, 1), (64, 128, 32, 32, 32, 2)]
+# Tried third, after the swizzle: the best shapes again, and BK = 64.
+THIRD_SHAPES = [(128, 256, 32, 64, 64, 1), (256, 128, 32, 64, 64, 1), (128, 128, 32, 64, 64, 2),
+                (64, 128, 32, 32, 32, 2), (128, 256, 64, 64, 64, 1), (128, 128, 64, 64, 64, 2)]
 STAGES = [2, 3, 4]
 COLUMNS = ["date", "command", "program", "config", "threads", "registers", "n", "device", "kernel_ms", "gflops",
            "max_rel_err", "status"]
@@ -44,13 +48,15 @@ def build(step, shape, stages, arch):
     name = f"{bm}x{bn}x{bk}_w{wm}x{wn}_b{minb}" + (f"_s{stages}" if stages else "")
     src = f"step09_warptile/step09.cu" if step == "09" else "step10_pipelined/step10.cu"
     exe = f"obj/tile/step{step}_{name}"
-    defs = [f"-DBM={bm}", f"-DBN={bn}", f"-DBK={bk}", f"-DWM={wm}", f"-DWN={wn}", f"-DMIN_BLOCKS={minb}"]
-    if stages:
-        defs.append(f"-DSTAGES={stages}")
+    if stages:  # step 10: its large shape, used at every n
+        defs = [f"-DLBM={bm}", f"-DLBN={bn}", f"-DLBK={bk}", f"-DLWM={wm}", f"-DLWN={wn}", f"-DLSTAGES={stages}",
+                f"-DLMIN_BLOCKS={minb}", "-DSMALL_MAX_N=0"]
+    else:
+        defs = [f"-DBM={bm}", f"-DBN={bn}", f"-DBK={bk}", f"-DWM={wm}", f"-DWN={wn}", f"-DMIN_BLOCKS={minb}"]
     cmd = ["nvcc", "-O3"] + arch + ["-Icommon", "-Xptxas", "-v"] + defs + ["-o", exe, src] + COMMON + \
         ["-Xcompiler", "-fopenmp"]
     p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-    regs = re.findall(r"Used (\d+) registers", p.stderr)
+    regs = re.findall(r"Used (\d+) registers", p.stderr)[:1]  # step 10: the large shape's kernel
     spills = re.findall(r"(\d+) bytes spill stores", p.stderr)
     return name, exe, (regs[-1] if regs else "?") + ("+spills" if spills and spills[-1] != "0" else ""), p.returncode
 
@@ -60,7 +66,7 @@ def main(argv):
     ap.add_argument("--step", choices=("09", "10", "both"), default="both")
     ap.add_argument("--sizes", default="1000 4096")
     ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--shapes", choices=("first", "more", "all"), default="all")
+    ap.add_argument("--shapes", choices=("first", "more", "third", "all"), default="all")
     ap.add_argument("--stages", default="2 3 4", help="step 10's pipeline depths to try")
     a = ap.parse_args(argv)
     sizes = [int(s) for s in a.sizes.split()]
@@ -72,7 +78,8 @@ def main(argv):
     arch = arch_flags()
     jobs = []
     for step in (("09", "10") if a.step == "both" else (a.step,)):
-        shapes = {"first": SHAPES, "more": MORE_SHAPES, "all": SHAPES + MORE_SHAPES}[a.shapes]
+        shapes = {"first": SHAPES, "more": MORE_SHAPES, "third": THIRD_SHAPES,
+                  "all": SHAPES + MORE_SHAPES + THIRD_SHAPES}[a.shapes]
         for shape in shapes:
             for stages in ([int(x) for x in a.stages.split()] if step == "10" else [None]):
                 jobs.append((step, shape, stages))
@@ -80,6 +87,7 @@ def main(argv):
         built = list(pool.map(lambda j: (j,) + build(j[0], j[1], j[2], arch), jobs))
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
     rows = []
+    tag = {"first": "", "more": "", "third": "+swizzle"}.get(a.shapes, "")
     for (step, shape, stages), name, exe, regs, rc in built:
         bm, bn, bk, wm, wn, minb = shape
         threads = 32 * (bm // wm) * (bn // wn)
@@ -93,7 +101,7 @@ def main(argv):
                 print(f"step{step} {name} n={n}: exit {p.returncode} {p.stderr.strip()}")
                 continue
             r = ladder.parse_program_csv(p.stdout)
-            rows.append({"date": stamp, "command": " ".join(cmd), "program": f"step{step}", "config": name,
+            rows.append({"date": stamp, "command": " ".join(cmd), "program": f"step{step}", "config": name + tag,
                          "threads": threads, "registers": regs, "n": n, "device": device,
                          "kernel_ms": r["kernel_ms"], "gflops": r["gflops"], "max_rel_err": r["max_rel_err"],
                          "status": r["status"]})

@@ -1,17 +1,18 @@
 /* Step 09: warp tiling. Between the block's tile and the thread's tile sits a warp's:
  * each warp owns a WM x WN piece of the block's tile, and its 32 lanes are laid out
  * 8 x 4 so that the values of A and B they read from shared memory at each k are a
- * few contiguous 16-byte groups: every shared-memory read is conflict-free and
- * broadcast to several lanes. Each thread computes (4 MI) x (4 NI) of C as MI x NI
- * blocks of 4 x 4. Tile shapes chosen by a measured sweep (README). */
+ * few contiguous 16-byte groups: conflict-free, and broadcast to several lanes. Each
+ * thread computes (4 MI) x (4 NI) of C as MI x NI blocks of 4 x 4; A's transposed
+ * tile is swizzled so that its stores are conflict-free too. Tile shapes chosen by a
+ * measured sweep (README). */
 #include "step.h"
 
 #ifndef BM /* the sweep (scripts/warptile_sweep.sh) builds other shapes */
 #define BM 128 /* rows of C per block */
-#define BN 128 /* columns of C per block */
-#define BK 16  /* k per shared-memory tile */
+#define BN 256 /* columns of C per block */
+#define BK 32  /* k per shared-memory tile */
 #define WM 64  /* rows of C per warp */
-#define WN 32  /* columns of C per warp */
+#define WN 64  /* columns of C per warp */
 #define MIN_BLOCKS 1 /* blocks per SM the registers must allow (__launch_bounds__) */
 #endif
 #define MI (WM / 32) /* 4-row blocks per thread: 8 lanes x 4 rows cover 32 rows */
@@ -19,6 +20,11 @@
 #define NUM_WARPS ((BM / WM) * (BN / WN))
 #define NUM_THREADS (32 * NUM_WARPS)
 #define TILE (BM > BN ? BM : BN) /* matrices are padded to a multiple of this */
+/* A's tile is stored transposed, As[k][m]. The 32 lanes storing one k write 8 rows m
+ * for each of 4 values of k / 4 that are a multiple of 32 floats apart: all in one bank.
+ * XOR-ing m's bits 3-4 with k / 4 spreads them over the 32 banks, and moves whole
+ * 4-float groups, so the 16-byte fragment reads stay aligned and conflict-free. */
+#define SWZ(k, m) ((m) ^ ((((k) >> 2) & 3) << 3))
 
 static_assert(BM % WM == 0 && BN % WN == 0, "a block's tile splits into whole warp tiles");
 static_assert(WM % 32 == 0 && WN % 16 == 0, "a warp's 8 x 4 lanes cover it in 4 x 4 blocks");
@@ -27,6 +33,7 @@ static_assert((BM * BK / 4) % NUM_THREADS == 0 && (BK * BN / 4) % NUM_THREADS ==
               "every thread loads the same number of float4s of A and of B");
 static_assert(BK % 4 == 0 && TILE % BK == 0 && TILE % BM == 0 && TILE % BN == 0,
               "one padding (TILE) serves rows, columns and k");
+static_assert(BM % 32 == 0, "the swizzle permutes m within aligned groups of 32");
 
 const struct step_info step_info = {"step09", "warp tiling, conflict-free fragments", 0, NULL};
 
@@ -49,10 +56,10 @@ __global__ static void __launch_bounds__(NUM_THREADS, MIN_BLOCKS)
         for (int i = tid; i < BM * BK / 4; i += NUM_THREADS) {
             const int arow = i / (BK / 4), acol = i % (BK / 4) * 4;
             const float4 va = *(const float4 *)&a[(size_t)arow * lda + k0 + acol];
-            As[acol + 0][arow] = va.x;
-            As[acol + 1][arow] = va.y;
-            As[acol + 2][arow] = va.z;
-            As[acol + 3][arow] = va.w;
+            As[acol + 0][SWZ(acol + 0, arow)] = va.x;
+            As[acol + 1][SWZ(acol + 1, arow)] = va.y;
+            As[acol + 2][SWZ(acol + 2, arow)] = va.z;
+            As[acol + 3][SWZ(acol + 3, arow)] = va.w;
         }
 #pragma unroll
         for (int i = tid; i < BK * BN / 4; i += NUM_THREADS) {
@@ -66,7 +73,7 @@ __global__ static void __launch_bounds__(NUM_THREADS, MIN_BLOCKS)
             float ra[4 * MI], rb[4 * NI];
 #pragma unroll
             for (int i = 0; i < MI; i++) /* rows lrow.., lrow + 32.., of the warp's tile */
-                *(float4 *)&ra[4 * i] = *(const float4 *)&As[k][wrow + i * 32 + lrow];
+                *(float4 *)&ra[4 * i] = *(const float4 *)&As[k][SWZ(k, wrow + i * 32 + lrow)];
 #pragma unroll
             for (int j = 0; j < NI; j++) /* columns lcol.., lcol + 16.. */
                 *(float4 *)&rb[4 * j] = *(const float4 *)&Bs[k][wcol + j * 16 + lcol];

@@ -1,36 +1,34 @@
 /* Step 10: a pipeline. Step 09's warp tiling, with the tiles of A and B copied from
  * global to shared memory asynchronously (cp.async), STAGES tiles ahead, so that the
  * loads of the next tiles overlap the multiply-adds on the current one instead of
- * stalling every thread at each barrier. */
+ * stalling every thread at each barrier. Two tile shapes, both from the measured sweep
+ * (README): large tiles for large n, smaller ones where large tiles would leave SMs
+ * idle. The kernel is a template only to take its tile shape as compile-time
+ * constants; each shape is one instantiation. */
 #include "step.h"
 
-#ifndef BM /* the sweep (scripts/warptile_sweep.py) builds other shapes */
-#define BM 128 /* rows of C per block */
-#define BN 128 /* columns of C per block */
-#define BK 16  /* k per shared-memory tile */
-#define WM 64  /* rows of C per warp */
-#define WN 32  /* columns of C per warp */
-#define MIN_BLOCKS 1 /* blocks per SM the registers must allow (__launch_bounds__) */
-#define STAGES 3     /* tiles in flight: the one computed on and STAGES - 1 loading */
+/* BM x BN of C per block, BK of k per tile, WM x WN per warp, pipeline depth, and the
+ * blocks per SM the registers must allow. make warptile-sweep overrides the large one. */
+#ifndef LBM
+#define LBM 128
+#define LBN 256
+#define LBK 32
+#define LWM 64
+#define LWN 64
+#define LSTAGES 4
+#define LMIN_BLOCKS 1
 #endif
-#define SMEM_BYTES (sizeof(float) * STAGES * BK * (BM + BN))
-#define MI (WM / 32) /* 4-row blocks per thread: 8 lanes x 4 rows cover 32 rows */
-#define NI (WN / 16) /* 4-column blocks per thread: 4 lanes x 4 columns cover 16 */
-#define NUM_WARPS ((BM / WM) * (BN / WN))
-#define NUM_THREADS (32 * NUM_WARPS)
-#define TILE (BM > BN ? BM : BN) /* matrices are padded to a multiple of this */
-
-static_assert(BM % WM == 0 && BN % WN == 0, "a block's tile splits into whole warp tiles");
-static_assert(WM % 32 == 0 && WN % 16 == 0, "a warp's 8 x 4 lanes cover it in 4 x 4 blocks");
-static_assert(NUM_THREADS >= 64 && NUM_THREADS <= 1024, "a block has 64 to 1024 threads");
-static_assert((BM * BK / 4) % NUM_THREADS == 0 && (BK * BN / 4) % NUM_THREADS == 0,
-              "every thread loads the same number of float4s of A and of B");
-static_assert(BK % 4 == 0 && TILE % BK == 0 && TILE % BM == 0 && TILE % BN == 0,
-              "one padding (TILE) serves rows, columns and k");
-
-static_assert(STAGES >= 2, "at least one tile loads while another is computed on");
+#define LARGE LBM, LBN, LBK, LWM, LWN, LSTAGES, LMIN_BLOCKS
+#define SMALL 64, 128, 32, 32, 32, 4, 2
+#ifndef SMALL_MAX_N
+#define SMALL_MAX_N 2047 /* up to this n the small tiles fill more SMs (the sweep) */
+#endif
+#define TILE 256 /* matrices are padded to a multiple of this: every shape's tiles are whole */
 
 const struct step_info step_info = {"step10", "cp.async pipeline, tiles in flight", 0, NULL};
+
+/* The swizzle of step 09: conflict-free stores of A's transposed tile. */
+#define SWZ(k, m) ((m) ^ ((((k) >> 2) & 3) << 3))
 
 /* cp.async: copy global to shared memory without passing through registers; the
  * copies of one commit group complete together, and wait_group N waits until at most
@@ -48,29 +46,20 @@ __device__ static inline void cp_async16(float *dst, const float *src)
 #define CP_ASYNC_COMMIT() asm volatile("cp.async.commit_group;\n" ::)
 #define CP_ASYNC_WAIT(groups) asm volatile("cp.async.wait_group %0;\n" ::"n"(groups))
 
-/* Start copying the k0 tiles of A (transposed, element by element) and B (16 bytes
- * at a time) into one stage. */
-__device__ static inline void load_tile(float (*As)[BM], float (*Bs)[BN], const float *a, size_t lda,
-                                        const float *b, size_t ldb, int k0, int tid)
-{
-#pragma unroll
-    for (int i = tid; i < BM * BK / 4; i += NUM_THREADS) {
-        const int arow = i / (BK / 4), acol = i % (BK / 4) * 4;
-        const float *src = &a[(size_t)arow * lda + k0 + acol];
-#pragma unroll
-        for (int e = 0; e < 4; e++)
-            cp_async4(&As[acol + e][arow], src + e);
-    }
-#pragma unroll
-    for (int i = tid; i < BK * BN / 4; i += NUM_THREADS) {
-        const int brow = i / (BN / 4), bcol = i % (BN / 4) * 4;
-        cp_async16(&Bs[brow][bcol], &b[(size_t)(k0 + brow) * ldb + bcol]);
-    }
-}
-
-__global__ static void __launch_bounds__(NUM_THREADS, MIN_BLOCKS)
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
+__global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
     matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n)
 {
+    constexpr int MI = WM / 32, NI = WN / 16; /* 4 x 4 blocks per thread, as step 09 */
+    constexpr int NUM_THREADS = 32 * (BM / WM) * (BN / WN);
+    static_assert(BM % WM == 0 && BN % WN == 0, "a block's tile splits into whole warp tiles");
+    static_assert(WM % 32 == 0 && WN % 16 == 0, "a warp's 8 x 4 lanes cover it in 4 x 4 blocks");
+    static_assert((BM * BK / 4) % NUM_THREADS == 0 && (BK * BN / 4) % NUM_THREADS == 0,
+                  "every thread loads the same number of float4s of A and of B");
+    static_assert(BK % 4 == 0 && TILE % BK == 0 && TILE % BM == 0 && TILE % BN == 0 && BM % 32 == 0,
+                  "one padding (TILE) serves rows, columns and k; the swizzle needs 32 rows");
+    static_assert(STAGES >= 2, "at least one tile loads while another is computed on");
+
     extern __shared__ __align__(16) float smem[];
     float(*As)[BK][BM] = (float(*)[BK][BM])smem; /* [STAGES][BK][BM], transposed */
     float(*Bs)[BK][BN] = (float(*)[BK][BN])(smem + STAGES * BK * BM);
@@ -81,12 +70,30 @@ __global__ static void __launch_bounds__(NUM_THREADS, MIN_BLOCKS)
     b += (size_t)blockIdx.x * BN;
     c += (size_t)blockIdx.y * BM * ldc + (size_t)blockIdx.x * BN;
 
+    /* Start copying the k0 tiles of A (transposed, element by element) and B (16 bytes
+     * at a time) into one stage. */
+    auto load_tile = [&](int stage, int k0) {
+#pragma unroll
+        for (int i = tid; i < BM * BK / 4; i += NUM_THREADS) {
+            const int arow = i / (BK / 4), acol = i % (BK / 4) * 4;
+            const float *src = &a[(size_t)arow * lda + k0 + acol];
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                cp_async4(&As[stage][acol + e][SWZ(acol + e, arow)], src + e);
+        }
+#pragma unroll
+        for (int i = tid; i < BK * BN / 4; i += NUM_THREADS) {
+            const int brow = i / (BN / 4), bcol = i % (BN / 4) * 4;
+            cp_async16(&Bs[stage][brow][bcol], &b[(size_t)(k0 + brow) * ldb + bcol]);
+        }
+    };
+
     float acc[4 * MI][4 * NI] = {{0}};
     const int tiles = (n + BK - 1) / BK; /* the zero padding past n fills the last tile */
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) { /* the prologue: the first tiles in flight */
         if (s < tiles)
-            load_tile(As[s], Bs[s], a, lda, b, ldb, s * BK, tid);
+            load_tile(s, s * BK);
         CP_ASYNC_COMMIT();
     }
     for (int t = 0; t < tiles; t++) {
@@ -94,7 +101,7 @@ __global__ static void __launch_bounds__(NUM_THREADS, MIN_BLOCKS)
         __syncthreads();           /* ... everyone's; and stage (t - 1) is free again */
         const int next = t + STAGES - 1;
         if (next < tiles)
-            load_tile(As[next % STAGES], Bs[next % STAGES], a, lda, b, ldb, next * BK, tid);
+            load_tile(next % STAGES, next * BK);
         CP_ASYNC_COMMIT(); /* an empty group near the end keeps the count simple */
         const float(*as)[BM] = As[t % STAGES];
         const float(*bs)[BN] = Bs[t % STAGES];
@@ -104,7 +111,7 @@ __global__ static void __launch_bounds__(NUM_THREADS, MIN_BLOCKS)
             float ra[4 * MI], rb[4 * NI];
 #pragma unroll
             for (int i = 0; i < MI; i++) /* rows lrow.., lrow + 32.., of the warp's tile */
-                *(float4 *)&ra[4 * i] = *(const float4 *)&as[k][wrow + i * 32 + lrow];
+                *(float4 *)&ra[4 * i] = *(const float4 *)&as[k][SWZ(k, wrow + i * 32 + lrow)];
 #pragma unroll
             for (int j = 0; j < NI; j++) /* columns lcol.., lcol + 16.. */
                 *(float4 *)&rb[4 * j] = *(const float4 *)&bs[k][wcol + j * 16 + lcol];
@@ -123,12 +130,28 @@ __global__ static void __launch_bounds__(NUM_THREADS, MIN_BLOCKS)
                 *(const float4 *)&acc[m][4 * j];
 }
 
+/* Launch one shape: the grid covers the padded matrix with BM x BN tiles. */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
+static void launch_shape(const struct dev_mats *m)
+{
+    const size_t smem = sizeof(float) * STAGES * BK * (BM + BN);
+    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    auto kernel = matmult_kernel<BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS>;
+    static int opted_in; /* past the default 48 KB a kernel must opt in, once */
+    if (smem > 48 * 1024 && !opted_in) {
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        opted_in = 1;
+    }
+    kernel<<<dim3(padded / BN, padded / BM), 32 * (BM / WM) * (BN / WN), smem>>>(m->a, m->lda, m->b, m->ldb,
+                                                                                 m->c, m->ldc, m->n);
+}
+
 static void launch(const struct dev_mats *m)
 {
-    /* A 2-D grid of blocks, one per BM x BN tile of C. */
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
-    const dim3 blocks(padded / BN, padded / BM);
-    matmult_kernel<<<blocks, NUM_THREADS, SMEM_BYTES>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, m->n);
+    if (m->n <= SMALL_MAX_N)
+        launch_shape<SMALL>(m);
+    else
+        launch_shape<LARGE>(m);
 }
 
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
@@ -157,9 +180,6 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
 
     const struct dev_mats m = {ac, pitch_a / sizeof(float), bc, pitch_b / sizeof(float),
                                cc, pitch_c / sizeof(float), n};
-    if (SMEM_BYTES > 48 * 1024) /* past the default 48 KB a kernel must opt in */
-        CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)SMEM_BYTES));
     launch(&m);
     CUDA_CHECK_LAUNCH();
     run->kernel_ms = phase_lap(&clock);
