@@ -29,6 +29,8 @@ MORE_SHAPES = [(128, 128, 16, 64, 64, 2), (128, 128, 8, 64, 64, 2), (128, 128, 3
 # Tried fourth: 16 warps of 64 x 32 on the large tiles (more warps to hide latency).
 FOURTH_SHAPES = [(128, 256, 32, 64, 32, 1), (256, 128, 32, 32, 64, 1), (128, 256, 16, 64, 32, 1),
                  (128, 256, 32, 64, 64, 1)]
+# Tried fifth: two blocks of 8 warps per SM on 128 x 128 tiles, with the swizzle.
+FIFTH_SHAPES = [(128, 128, 32, 64, 32, 2), (128, 128, 16, 64, 32, 2), (128, 128, 32, 32, 64, 2)]
 # Tried third, after the swizzle: the best shapes again, and BK = 64.
 THIRD_SHAPES = [(128, 256, 32, 64, 64, 1), (256, 128, 32, 64, 64, 1), (128, 128, 32, 64, 64, 2),
                 (64, 128, 32, 32, 32, 2), (128, 256, 64, 64, 64, 1), (128, 128, 64, 64, 64, 2)]
@@ -69,7 +71,7 @@ def main(argv):
     ap.add_argument("--step", choices=("09", "10", "both"), default="both")
     ap.add_argument("--sizes", default="1000 4096")
     ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--shapes", choices=("first", "more", "third", "fourth", "all"), default="all")
+    ap.add_argument("--shapes", choices=("first", "more", "third", "fourth", "fifth", "all"), default="all")
     ap.add_argument("--stages", default="2 3 4", help="step 10's pipeline depths to try")
     a = ap.parse_args(argv)
     sizes = [int(s) for s in a.sizes.split()]
@@ -82,7 +84,7 @@ def main(argv):
     jobs = []
     for step in (("09", "10") if a.step == "both" else (a.step,)):
         shapes = {"first": SHAPES, "more": MORE_SHAPES, "third": THIRD_SHAPES, "fourth": FOURTH_SHAPES,
-                  "all": SHAPES + MORE_SHAPES + THIRD_SHAPES + FOURTH_SHAPES}[a.shapes]
+                  "fifth": FIFTH_SHAPES, "all": SHAPES + MORE_SHAPES + THIRD_SHAPES + FOURTH_SHAPES + FIFTH_SHAPES}[a.shapes]
         for shape in shapes:
             for stages in ([int(x) for x in a.stages.split()] if step == "10" else [None]):
                 jobs.append((step, shape, stages))
@@ -90,7 +92,7 @@ def main(argv):
         built = list(pool.map(lambda j: (j,) + build(j[0], j[1], j[2], arch), jobs))
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
     rows = []
-    tag = {"first": "", "more": "", "third": "+swizzle", "fourth": "+swizzle"}.get(a.shapes, "")
+    tag = {"first": "", "more": "", "third": "+swizzle", "fourth": "+swizzle", "fifth": "+swizzle"}.get(a.shapes, "")
     for (step, shape, stages), name, exe, regs, rc in built:
         bm, bn, bk, wm, wn, minb = shape
         threads = 32 * (bm // wm) * (bn // wn)
