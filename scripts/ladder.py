@@ -18,7 +18,7 @@ LADDER = {
     "step07": ("step07_regtile", "register tiling, 8x8 per thread (no Kahan)"),
     "step08": ("step08_vectorized", "float4 loads, A transposed in shared"),
     "step09": ("step09_warptile", "warp tiling, conflict-free fragments"),
-    "step10": ("step10_pipelined", "cp.async pipeline, 3 stages"),
+    "step10": ("step10_pipelined", "cp.async pipeline, 4 stages"),
     "cublas": ("cublas", "cuBLAS SGEMM, FP32 (the ceiling)"),
 }
 STEPS = [p for p in LADDER if p.startswith("step")]
