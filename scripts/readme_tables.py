@@ -17,8 +17,9 @@ import ladder  # noqa: E402
 
 ARTICLE = "article_8800gt.csv"
 ARTICLE_STEPS = ["step01", "step02", "step03", "step04", "step05", "step06"]
-LADDER_SIZES = (1000, 4096)
+LADDER_SIZES = (1000, 4096, 8192)
 STEP_SIZES = {"step04": (1000, 1001, 4001, 4096)}  # the pitch experiment's sizes too
+STEP_SIZES.update({s: (1000, 4096, 8192) for s in ("step07", "step08", "step09", "step10")})
 
 
 def device_results(results_dir):
@@ -31,6 +32,19 @@ def device_results(results_dir):
         for row in ladder.read_results(path):
             out.setdefault(row["device"], {})[(row["program"], int(row["n"]))] = row
     return out
+
+
+def fp32_peak_gflops(results_dir, device):
+    """SMs x 128 FP32 lanes x 2 FLOP x the SM clock, as gpu_info read them off the device
+    (recorded in results/<device-slug>-device.txt); None if not recorded."""
+    path = os.path.join(results_dir, ladder.slug(device) + "-device.txt")
+    if not os.path.exists(path):
+        return None
+    for line in open(path):
+        f_ = line.strip().split(",")
+        if len(f_) >= 8 and f_[0] == device and f_[2].isdigit() and f_[3].isdigit():
+            return int(f_[2]) * 128 * 2 * int(f_[3]) / 1e6
+    return None
 
 
 def article(results_dir):
@@ -57,9 +71,10 @@ def link(program):
     return f"[{program}]({ladder.LADDER[program][0]}/)"
 
 
-def ladder_table(devices, art):
+def ladder_table(devices, art, results_dir):
     parts = []
     for device, res in devices.items():
+        peak = fp32_peak_gflops(results_dir, device)
         for n in LADDER_SIZES:
             if not all((s, n) in res for s in ARTICLE_STEPS):
                 continue
@@ -74,13 +89,14 @@ def ladder_table(devices, art):
                 row = [link(prog), ladder.LADDER[prog][1], f(r["kernel_ms"], 3), f(r["gflops"], 0),
                        f(base / float(r["kernel_ms"])) + "x",
                        f(100 * float(r["gflops"]) / ceiling, 1) + "%" if ceiling else "",
+                       f(100 * float(r["gflops"]) / peak, 1) + "%" if peak else "",
                        f(r["total_ms"], 2), f(r["e2e_gflops"], 0), e(r["max_rel_err"])]
                 if n == 1000:
                     row += [f(a["total_ms"], 0), f(a["e2e_gflops"]), f(a["kernel_ms"], 0) or "n/a",
                             e(a["max_rel_err"])] if a else ["", "", "", ""]
                 rows.append(row)
             header = ["program", "lesson", "kernel ms", "kernel GFLOPS", "speedup (kernel)", "% of cuBLAS",
-                      "end-to-end ms", "end-to-end GFLOPS", "max rel. error"]
+                      "% of FP32 peak", "end-to-end ms", "end-to-end GFLOPS", "max rel. error"]
             if n == 1000:
                 header += ["8800GT end-to-end ms", "8800GT end-to-end GFLOPS", "8800GT kernel ms",
                            "8800GT max rel. error"]
@@ -92,7 +108,7 @@ def ladder_table(devices, art):
 
 def step_table(step, devices, art):
     prev = ladder.STEPS[ladder.STEPS.index(step) - 1] if step != "step01" else None
-    programs = ([prev] if prev else []) + [step]
+    programs = ([prev] if prev else []) + [step] + (["cublas"] if step not in ARTICLE_STEPS else [])
     rows = []
     for device, res in devices.items():
         for n in STEP_SIZES.get(step, LADDER_SIZES):
@@ -100,7 +116,7 @@ def step_table(step, devices, art):
                 r = res.get((s, n))
                 if not r:
                     continue
-                label = f"{s} (this step)" if s == step else f"{s} (before)"
+                label = f"{s} (this step)" if s == step else "cublas (the ceiling)" if s == "cublas" else f"{s} (before)"
                 rows.append([device, label, str(n), f(r["kernel_ms"], 3), f(r["gflops"], 0), f(r["total_ms"], 2),
                              f(r["e2e_gflops"], 0), e(r["max_rel_err"]), e(r["avg_rel_err"])])
     for s in programs:
@@ -202,6 +218,29 @@ def transpose_table(results_dir):
     return "\n\n".join(parts)
 
 
+def warptile_sweep_table(results_dir):
+    """Every tile shape tried for steps 09 and 10: GFLOPS at n = 1000 and 4096, best first."""
+    parts = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-warptile-sweep.csv"))):
+        rows = ladder.read_results(path)
+        keys = sorted({(r["program"], r["config"], r["threads"], r["registers"]) for r in rows})
+        get = {(r["program"], r["config"], int(r["n"])): r for r in rows}
+        body = []
+        for prog, cfg, threads, regs in keys:
+            g = {n: get.get((prog, cfg, n)) for n in (1000, 4096)}
+            body.append((float(g[4096]["gflops"]) if g[4096] else 0.0,
+                         [prog, cfg.replace("_", " "), threads, regs,
+                          f(g[1000]["gflops"], 0) if g[1000] else "", f(g[4096]["gflops"], 0) if g[4096] else ""]))
+        body.sort(key=lambda x: -x[0])
+        dates = ", ".join(sorted({r["date"][:10] for r in rows}))
+        parts.append(f"**{rows[0]['device']}** (measured {dates}; kernel GFLOPS, median of 10; shape = "
+                     "BM x BN x BK, warp tile WM x WN, blocks per SM asked of the compiler, pipeline stages; "
+                     "+swizzle: after the swizzle of A's tile)\n\n"
+                     + table(["step", "shape", "threads", "registers", "GFLOPS n = 1000", "GFLOPS n = 4096"],
+                             [b for _, b in body], 2))
+    return "\n\n".join(parts)
+
+
 def rewrite(path, tables, check):
     with open(path) as fh:
         text = fh.read()
@@ -229,11 +268,12 @@ def main(args):
         return 2
     results = os.path.join(ladder.ROOT, "results")
     devices, art = device_results(results), article(results)
-    tables = {"ladder": ladder_table(devices, art)}
+    tables = {"ladder": ladder_table(devices, art, results)}
     tables.update({s: step_table(s, devices, art) for s in ladder.STEPS})
     tables["tile-sweep"] = tile_sweep_table(results)
     tables["cpu"], tables["cpu-sweep"] = cpu_tables(results)
     tables["transpose"] = transpose_table(results)
+    tables["warptile-sweep"] = warptile_sweep_table(results)
     readmes = [os.path.join(ladder.ROOT, "README.md"), os.path.join(ladder.ROOT, "cpu", "README.md"),
                                os.path.join(ladder.ROOT, "transpose", "README.md")] + \
         [os.path.join(ladder.ROOT, ladder.LADDER[s][0], "README.md") for s in ladder.STEPS]
