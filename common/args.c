@@ -37,6 +37,37 @@ int parse_long(const char *text, long min, long max, long *out)
     return 0;
 }
 
+void option_error(const char *program, int c, char **argv, int first_long_code)
+{
+    if (c == ':') {
+        if (optopt && optopt < first_long_code)
+            usage_error(program, "option '-%c' needs a value", optopt);
+        usage_error(program, "option '%s' needs a value", argv[optind - 1]);
+    }
+    if (optopt && optopt < first_long_code)
+        usage_error(program, "unknown option '-%c'", optopt);
+    usage_error(program, "unknown option '%s'", argv[optind - 1]);
+}
+
+enum check_mode parse_check_mode(const char *program, const char *text)
+{
+    if (strcmp(text, "full") == 0)
+        return CHECK_FULL;
+    if (strcmp(text, "sample") == 0)
+        return CHECK_SAMPLE;
+    if (strcmp(text, "none") == 0)
+        return CHECK_NONE;
+    usage_error(program, "bad --check '%s': expected full, sample or none", text);
+}
+
+uint64_t parse_seed(const char *program, const char *text)
+{
+    long v;
+    if (parse_long(text, 0, LONG_MAX, &v))
+        usage_error(program, "bad --seed '%s': expected a whole number >= 0", text);
+    return (uint64_t)v;
+}
+
 static void print_usage(const char *program, const char *lesson)
 {
     printf("Usage: %s [options]\n"
@@ -105,19 +136,10 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
             opt->reps = (int)v;
             break;
         case OPT_SEED:
-            if (parse_long(optarg, 0, LONG_MAX, &v))
-                usage_error(program, "bad --seed '%s': expected a whole number >= 0", optarg);
-            opt->seed = (uint64_t)v;
+            opt->seed = parse_seed(program, optarg);
             break;
         case OPT_CHECK:
-            if (strcmp(optarg, "full") == 0)
-                opt->check = CHECK_FULL;
-            else if (strcmp(optarg, "sample") == 0)
-                opt->check = CHECK_SAMPLE;
-            else if (strcmp(optarg, "none") == 0)
-                opt->check = CHECK_NONE;
-            else
-                usage_error(program, "bad --check '%s': expected full, sample or none", optarg);
+            opt->check = parse_check_mode(program, optarg);
             check_given = 1;
             break;
         case OPT_CSV:
@@ -138,14 +160,8 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
         case OPT_HELP:
             print_usage(program, lesson);
             exit(EXIT_PASS);
-        case ':':
-            if (optopt && optopt < OPT_REPS)
-                usage_error(program, "option '-%c' needs a value", optopt);
-            usage_error(program, "option '%s' needs a value", argv[optind - 1]);
         default:
-            if (optopt && optopt < OPT_REPS)
-                usage_error(program, "unknown option '-%c'", optopt);
-            usage_error(program, "unknown option '%s'", argv[optind - 1]);
+            option_error(program, c, argv, OPT_REPS);
         }
     }
     if (optind < argc)

@@ -33,6 +33,15 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
  * empty strings, signs where min >= 0, trailing junk ("12x") and overflow. */
 int parse_long(const char *text, long min, long max, long *out);
 
+/* The end of every program's getopt_long switch: c is ':' (an option without its value)
+ * or anything else (an unknown option); long options' codes start at first_long_code.
+ * One line on stderr, exit 2. */
+void option_error(const char *program, int c, char **argv, int first_long_code) __attribute__((noreturn));
+
+/* --check MODE and --seed S, shared by the programs that take them; exit 2 on bad values. */
+enum check_mode parse_check_mode(const char *program, const char *text);
+uint64_t parse_seed(const char *program, const char *text);
+
 /* One line on stderr, "program: message", then exit 2. */
 void usage_error(const char *program, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));

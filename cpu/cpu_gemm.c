@@ -161,19 +161,10 @@ static void parse(int argc, char **argv, struct cpu_options *o, int *features)
             o->reps = (int)v;
             break;
         case OPT_SEED:
-            if (parse_long(optarg, 0, LONG_MAX, &v))
-                usage_error(PROGRAM, "bad --seed '%s': expected a whole number >= 0", optarg);
-            o->seed = (uint64_t)v;
+            o->seed = parse_seed(PROGRAM, optarg);
             break;
         case OPT_CHECK:
-            if (strcmp(optarg, "full") == 0)
-                o->check = CHECK_FULL;
-            else if (strcmp(optarg, "sample") == 0)
-                o->check = CHECK_SAMPLE;
-            else if (strcmp(optarg, "none") == 0)
-                o->check = CHECK_NONE;
-            else
-                usage_error(PROGRAM, "bad --check '%s': expected full, sample or none", optarg);
+            o->check = parse_check_mode(PROGRAM, optarg);
             o->check_given = 1;
             break;
         case OPT_CSV:
@@ -189,14 +180,8 @@ static void parse(int argc, char **argv, struct cpu_options *o, int *features)
         case OPT_HELP:
             usage();
             exit(EXIT_PASS);
-        case ':':
-            if (optopt && optopt < OPT_VARIANT)
-                usage_error(PROGRAM, "option '-%c' needs a value", optopt);
-            usage_error(PROGRAM, "option '%s' needs a value", argv[optind - 1]);
         default:
-            if (optopt && optopt < OPT_VARIANT)
-                usage_error(PROGRAM, "unknown option '-%c'", optopt);
-            usage_error(PROGRAM, "unknown option '%s'", argv[optind - 1]);
+            option_error(PROGRAM, c, argv, OPT_VARIANT);
         }
     }
     if (optind < argc)

@@ -112,9 +112,7 @@ static void parse(int argc, char **argv, struct topts *o)
             break;
         }
         case OPT_SEED:
-            if (parse_long(optarg, 0, LONG_MAX, &v))
-                usage_error(PROGRAM, "bad --seed '%s': expected a whole number >= 0", optarg);
-            o->seed = (uint64_t)v;
+            o->seed = parse_seed(PROGRAM, optarg);
             break;
         case OPT_CSV:
             o->csv = 1;
@@ -126,12 +124,8 @@ static void parse(int argc, char **argv, struct topts *o)
         case OPT_HELP:
             usage();
             exit(EXIT_PASS);
-        case ':':
-            usage_error(PROGRAM, "option '%s' needs a value", argv[optind - 1]);
         default:
-            if (optopt && optopt < OPT_ROWS)
-                usage_error(PROGRAM, "unknown option '-%c'", optopt);
-            usage_error(PROGRAM, "unknown option '%s'", argv[optind - 1]);
+            option_error(PROGRAM, c, argv, OPT_ROWS);
         }
     }
     if (optind < argc)
