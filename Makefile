@@ -31,7 +31,7 @@ CFLAGS := -std=c11 -O3 $(WARN) -fopenmp -I$(CUDA_HOME)/include -Icommon
 NVCCFLAGS := -O3 $(ARCH_FLAGS) -Icommon -Xcompiler -Wall,-Wextra
 LDLIBS := -Xcompiler -fopenmp
 
-COMMON_SRC := common/step_main.c common/args.c common/matrix.c common/timing.c common/gpu.c
+COMMON_SRC := common/step_main.c common/args.c common/matrix.c common/timing.c common/gpu.c common/padded.c
 COMMON_OBJ := $(patsubst common/%.c,obj/common/%.o,$(COMMON_SRC))
 HEADERS := $(wildcard common/*.h)
 

@@ -26,6 +26,12 @@ extern const struct step_info step_info;
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run);
 
+/* Step 06's matmult_gpu with any tile (common/padded.c): device matrices padded to a
+ * multiple of tile and zero-filled, copies, one launch, copy back, free; then the
+ * kernel's median time over kernel_reps launches. Steps 07-10 call it. */
+void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int tile,
+                    launch_fn launch, int kernel_reps, struct gpu_run *run);
+
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@ COLUMNS = ["date", "command", "program", "config", "threads", "registers", "n", 
            "max_rel_err", "status"]
 KEY = ("program", "config", "n", "device")
 COMMON = ["obj/common/step_main.o", "obj/common/args.o", "obj/common/matrix.o", "obj/common/timing.o",
-          "obj/common/gpu.o"]
+          "obj/common/gpu.o", "obj/common/padded.o"]
 
 
 def arch_flags():
