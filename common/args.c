@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void usage_error(const char *program, const char *fmt, ...)
 {
@@ -47,6 +48,20 @@ void option_error(const char *program, int c, char **argv, int first_long_code)
     if (optopt && optopt < first_long_code)
         usage_error(program, "unknown option '-%c'", optopt);
     usage_error(program, "unknown option '%s'", argv[optind - 1]);
+}
+
+int parse_size(const char *program, const char *text)
+{
+    long v;
+    if (parse_long(text, 1, INT_MAX, &v))
+        usage_error(program, "bad size -n '%s': expected a whole number >= 1", text);
+    return (int)v;
+}
+
+double host_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? (double)pages * page : 0.0;
 }
 
 enum check_mode parse_check_mode(const char *program, const char *text)
@@ -125,9 +140,7 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
             break;
         switch (c) {
         case 'n':
-            if (parse_long(optarg, 1, INT_MAX, &v))
-                usage_error(program, "bad size -n '%s': expected a whole number >= 1", optarg);
-            opt->n = (int)v;
+            opt->n = parse_size(program, optarg);
             break;
         case OPT_REPS:
             if (parse_long(optarg, 1, 1000000, &v))

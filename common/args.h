@@ -38,6 +38,13 @@ int parse_long(const char *text, long min, long max, long *out);
  * One line on stderr, exit 2. */
 void option_error(const char *program, int c, char **argv, int first_long_code) __attribute__((noreturn));
 
+/* -n N: a whole number from 1 to INT_MAX; exit 2 otherwise. */
+int parse_size(const char *program, const char *text);
+
+/* The machine's physical memory in bytes (0 if unknown): sizes are checked against it
+ * before anything is allocated. */
+double host_memory_bytes(void);
+
 /* --check MODE and --seed S, shared by the programs that take them; exit 2 on bad values. */
 enum check_mode parse_check_mode(const char *program, const char *text);
 uint64_t parse_seed(const char *program, const char *text);

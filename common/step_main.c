@@ -24,8 +24,7 @@ static double gflops(int n, double ms)
 static void check_host_memory(const char *program, int n)
 {
     double need = 3.0 * n * (double)n * sizeof(float);
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    double have = pages > 0 && page > 0 ? (double)pages * page : 0.0;
+    const double have = host_memory_bytes();
     if (need > (double)SIZE_MAX / 2 || (have > 0 && need > have))
         usage_error(program, "n = %d needs %.1f GB of host memory for A, B and C; this machine has %.1f GB",
                     n, need / 1e9, have / 1e9);

@@ -120,11 +120,9 @@ static void parse(int argc, char **argv, struct cpu_options *o, int *features)
             break;
         switch (c) {
         case 'n':
-            if (parse_long(optarg, 1, INT_MAX, &v))
-                usage_error(PROGRAM, "bad size -n '%s': expected a whole number >= 1", optarg);
             if (o->nsizes == MAX_SIZES)
                 usage_error(PROGRAM, "at most %d sizes", MAX_SIZES);
-            o->sizes[o->nsizes++] = (int)v;
+            o->sizes[o->nsizes++] = parse_size(PROGRAM, optarg);
             break;
         case OPT_VARIANT:
             if (parse_variants(optarg, o->variants))
@@ -307,8 +305,7 @@ int main(int argc, char **argv)
     }
 
     /* All sizes decided before anything is allocated: A, B, C, B's transpose, the reference. */
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    double have = pages > 0 && page > 0 ? (double)pages * page : 0.0;
+    const double have = host_memory_bytes();
     for (int s = 0; s < o.nsizes; s++) {
         double n = o.sizes[s], need = 4.0 * n * n * sizeof(float) + n * n * sizeof(double);
         if (have > 0 && need > have)

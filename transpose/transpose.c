@@ -197,8 +197,7 @@ int main(int argc, char **argv)
     const size_t count = (size_t)rows * cols, bytes = sizeof(float) * count;
 
     /* Host: in, out and the reference; decided before the GPU is touched. */
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    double have = pages > 0 && page > 0 ? (double)pages * page : 0.0;
+    const double have = host_memory_bytes();
     if (3.0 * sizeof(float) * (double)rows * cols > (have > 0 ? have : 1e300) || count > SIZE_MAX / 16)
         usage_error(PROGRAM, "%d x %d needs %.1f GB of host memory; this machine has %.1f GB", rows, cols,
                     3.0 * sizeof(float) * (double)rows * cols / 1e9, have / 1e9);
