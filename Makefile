@@ -11,25 +11,39 @@ ifeq ($(origin CC),default)
 endif
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 
-# GPU code: ARCH=sm_90 (or any -arch value) overrides. Otherwise the installed GPU's
-# architecture, read from nvidia-smi; with no GPU, a fat binary with sm_80 and sm_90
-# machine code plus compute_90 PTX for newer GPUs.
+# GPU code. ARCH=sm_75 (any -arch value) builds for that architecture. Otherwise the
+# installed GPU's, read from nvidia-smi; with no GPU, a fat binary that runs on any GPU a
+# student is likely to have: machine code for every architecture below that this nvcc
+# knows, plus PTX of the newest for GPUs that come after it.
+ALL_ARCHS := 75 80 86 89 90 100 120
+NVCC_ARCHS := $(shell $(NVCC) --list-gpu-code 2>/dev/null | sed -n 's/^sm_\([0-9]*\)$$/\1/p')
+FAT_ARCHS := $(filter $(NVCC_ARCHS),$(ALL_ARCHS))
 GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
 ifneq ($(ARCH),)
   ARCH_FLAGS := -arch=$(ARCH)
 else ifneq ($(GPU_CC),)
   ARCH_FLAGS := -arch=sm_$(GPU_CC)
 else
-  ARCH_FLAGS := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-                -gencode arch=compute_90,code=compute_90
+  ARCH_FLAGS := $(foreach a,$(FAT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+                -gencode arch=compute_$(lastword $(FAT_ARCHS)),code=compute_$(lastword $(FAT_ARCHS))
 endif
 
 # No --use_fast_math, no flush-to-zero, no -ffast-math: they can undo Kahan's
 # compensation and the reference's accuracy.
 WARN := -Wall -Wextra
 CFLAGS := -std=c11 -O3 $(WARN) -fopenmp -I$(CUDA_HOME)/include -Icommon
-NVCCFLAGS := -O3 $(ARCH_FLAGS) -Icommon -Xcompiler -Wall,-Wextra
+# --threads 0: nvcc compiles the architectures of a fat binary in parallel. A step's
+# step_info leaves the fields it does not need out: C zero-fills them (hence -Wno-...).
+NVCCFLAGS := -O3 $(ARCH_FLAGS) --threads 0 -Icommon -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers
 LDLIBS := -Xcompiler -fopenmp
+
+# What was built with which flags: a change of ARCH or OPENBLAS rebuilds what depends on
+# it (make compares the stamps' contents, not only their dates).
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+  stamp = $(shell mkdir -p obj; echo '$(2)' | cmp -s - obj/$(1).stamp || echo '$(2)' > obj/$(1).stamp)
+  $(call stamp,arch,$(ARCH_FLAGS))
+endif
+ARCH_STAMP := obj/arch.stamp
 
 COMMON_SRC := common/step_main.c common/args.c common/matrix.c common/timing.c common/gpu.c common/padded.c
 COMMON_OBJ := $(patsubst common/%.c,obj/common/%.o,$(COMMON_SRC))
@@ -62,7 +76,7 @@ help:
 obj/common/%.o: common/%.c $(HEADERS) | obj/common
 	$(CC) $(CFLAGS) -c $< -o $@
 
-obj/%.o: step*/%.cu $(HEADERS) | obj
+obj/%.o: step*/%.cu $(HEADERS) $(ARCH_STAMP) | obj
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 # Link with nvcc: it brings the CUDA runtime. The steps' objects come first.
@@ -73,7 +87,7 @@ endef
 $(foreach d,$(STEP_DIRS),$(eval $(call step_rule,$(d),$(firstword $(subst _, ,$(d))))))
 
 # The ceiling: cuBLAS, built with the same harness.
-obj/cublas.o: cublas/cublas.cu $(HEADERS) | obj
+obj/cublas.o: cublas/cublas.cu $(HEADERS) $(ARCH_STAMP) | obj
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 cublas/cublas: obj/cublas.o $(COMMON_OBJ)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS) -lcublas
@@ -82,15 +96,18 @@ cublas/cublas: obj/cublas.o $(COMMON_OBJ)
 # kernel with the same Kahan arithmetic) with as many threads per block.
 TILES := 4 8 16 32
 TILE_PROGRAMS := $(foreach t,$(TILES),obj/tile/step02_threads$(t) obj/tile/step05_tile$(t))
-obj/tile/step05_tile%: step05_tiled/step05.cu $(COMMON_OBJ) $(HEADERS) | obj/tile
+obj/tile/step05_tile%: step05_tiled/step05.cu $(COMMON_OBJ) $(HEADERS) $(ARCH_STAMP) | obj/tile
 	$(NVCC) $(NVCCFLAGS) -DBLOCK_SIZE=$* -o $@ $< $(COMMON_OBJ) $(LDLIBS)
-obj/tile/step02_threads%: step02_kahan/step02.cu $(COMMON_OBJ) $(HEADERS) | obj/tile
+obj/tile/step02_threads%: step02_kahan/step02.cu $(COMMON_OBJ) $(HEADERS) $(ARCH_STAMP) | obj/tile
 	$(NVCC) $(NVCCFLAGS) '-DNUM_THREADS=($**$*)' -o $@ $< $(COMMON_OBJ) $(LDLIBS)
 
 # The CPU chapter: gcc only. OpenBLAS where pkg-config finds it, or OPENBLAS_DIR=<a folder
-# holding Debian's OpenBLAS packages unpacked with dpkg -x>; without it every other
-# variant still builds and runs.
-ifneq ($(OPENBLAS_DIR),)
+# holding Debian's OpenBLAS packages unpacked with dpkg -x>; OPENBLAS=0 builds without it
+# even where it is installed (CI proves the chapter and its tests work without it).
+OPENBLAS ?= auto
+ifeq ($(OPENBLAS),0)
+  OPENBLAS_CFLAGS := -DOPENBLAS_SWITCHED_OFF
+else ifneq ($(OPENBLAS_DIR),)
   OPENBLAS_LIBDIR := $(abspath $(OPENBLAS_DIR))/usr/lib/x86_64-linux-gnu/openblas-pthread
   OPENBLAS_CFLAGS := -DHAVE_OPENBLAS -I$(abspath $(OPENBLAS_DIR))/usr/include/x86_64-linux-gnu/openblas-pthread
   OPENBLAS_LIBS := -L$(OPENBLAS_LIBDIR) -lopenblas -Wl,-rpath,$(OPENBLAS_LIBDIR):$(abspath $(OPENBLAS_DIR))/usr/lib/x86_64-linux-gnu
@@ -98,23 +115,48 @@ else ifeq ($(shell pkg-config --exists openblas 2>/dev/null && echo yes),yes)
   OPENBLAS_CFLAGS := -DHAVE_OPENBLAS $(shell pkg-config --cflags openblas)
   OPENBLAS_LIBS := $(shell pkg-config --libs openblas)
 endif
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+  $(call stamp,openblas,$(OPENBLAS_CFLAGS) $(OPENBLAS_LIBS))
+endif
 CPU_OBJ := $(patsubst cpu/%.c,obj/cpu/%.o,$(wildcard cpu/*.c))
-obj/cpu/%.o: cpu/%.c cpu/variants.h $(HEADERS) | obj/cpu
+obj/cpu/%.o: cpu/%.c cpu/variants.h $(HEADERS) obj/openblas.stamp | obj/cpu
 	$(CC) $(CFLAGS) $(OPENBLAS_CFLAGS) -c $< -o $@
 cpu/cpu_gemm: $(CPU_OBJ) obj/common/args.o obj/common/matrix.o obj/common/timing.o
-	$(CC) $(CFLAGS) -o $@ $^ $(OPENBLAS_LIBS) -lm
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(OPENBLAS_LIBS) -lm
 
 # The transpose chapter: kernels in CUDA C, the rest in C.
 TRANSPOSE_OBJ := obj/transpose/transpose.o obj/transpose/cpu.o obj/transpose/kernels.o
 obj/transpose/%.o: transpose/%.c transpose/transpose.h $(HEADERS) | obj/transpose
 	$(CC) $(CFLAGS) -c $< -o $@
-obj/transpose/kernels.o: transpose/kernels.cu transpose/transpose.h $(HEADERS) | obj/transpose
+obj/transpose/kernels.o: transpose/kernels.cu transpose/transpose.h $(HEADERS) $(ARCH_STAMP) | obj/transpose
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 transpose/transpose: $(TRANSPOSE_OBJ) obj/common/args.o obj/common/matrix.o obj/common/timing.o obj/common/gpu.o
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS)
 
-obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/timing.o
+obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/args.o obj/common/timing.o
 	$(NVCC) -o $@ $^
+
+# What the tests build to force each failure a program must tell apart from "no GPU"
+# (tests/09-exit-codes.t): two stand-in driver libraries (too old; failing), step 01
+# with code for another GPU only (no kernel image), and step 01 asking for compute
+# capability 9.9 (lacks a feature).
+FOREIGN_ARCH := $(if $(filter 75,$(GPU_CC)),80,75)
+TEST_HELPERS := obj/fake_driver/old/libcuda.so.1 obj/fake_driver/failing/libcuda.so.1 \
+                obj/test/step01_foreign_arch obj/test/step01_needs_cc99
+obj/fake_driver/old/libcuda.so.1: tests/fake_libcuda.c
+	@mkdir -p $(@D)
+	$(CC) -Wall -Wextra -shared -fPIC -DFAKE_DRIVER_VERSION=10020 -o $@ $<
+obj/fake_driver/failing/libcuda.so.1: tests/fake_libcuda.c
+	@mkdir -p $(@D)
+	$(CC) -Wall -Wextra -shared -fPIC -DFAKE_DRIVER_VERSION=99000 -DFAKE_FAILS -o $@ $<
+obj/test/step01_foreign_arch: step01_naive/step01.cu $(COMMON_OBJ) $(HEADERS)
+	@mkdir -p $(@D)
+	$(NVCC) -O3 -gencode arch=compute_$(FOREIGN_ARCH),code=sm_$(FOREIGN_ARCH) -Icommon -o $@ $< $(COMMON_OBJ) $(LDLIBS)
+obj/test/step_main_cc99.o: common/step_main.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DFORCE_MIN_CC=99 -c $< -o $@
+obj/test/step01_needs_cc99: obj/step01.o obj/test/step_main_cc99.o $(filter-out obj/common/step_main.o,$(COMMON_OBJ))
+	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS)
 
 obj/harness_test: tests/harness_test.c tests/tap.h obj/common/matrix.o obj/common/timing.o obj/common/args.o $(HEADERS) | obj
 	$(CC) $(CFLAGS) -o $@ tests/harness_test.c obj/common/matrix.o obj/common/timing.o \
@@ -131,7 +173,13 @@ endef
 $(foreach d,$(STEP_DIRS),$(eval $(call run_rule,$(d),$(firstword $(subst _, ,$(d))))))
 $(eval $(call run_rule,cublas,cublas))
 
-test: all obj/harness_test
+# SMEM_LIMIT=64K (or bytes) runs everything as a GPU with that much shared memory per
+# block would: every program reads MATMUL_SMEM_LIMIT.
+ifneq ($(SMEM_LIMIT),)
+  export MATMUL_SMEM_LIMIT := $(SMEM_LIMIT)
+endif
+
+test: all obj/harness_test $(TEST_HELPERS)
 	prove tests/
 
 # The classroom comparison: every step and cuBLAS at SIZES, the table, results/<device>.csv.

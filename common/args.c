@@ -102,10 +102,20 @@ static void print_usage(const char *program, const char *lesson)
            "  --csv-header        print the CSV header line first (implies --csv)\n"
            "  --breakdown         split the end-to-end time into its phases\n"
            "  --save DIR          write a.npy, b.npy and c.npy (float32, n x n) into DIR\n"
+           "  --config NAME       run this configuration (tile shape, pipeline depth) of a step\n"
+           "                      that has several, instead of the best one that fits the GPU\n"
+           "  --gpu-check         say in one line whether this GPU can run the program (and in\n"
+           "                      which configuration at -n), then exit 0, or 4 if it cannot\n"
            "  --help              show this help\n"
            "\n"
-           "Exit status: 0 within tolerance, 1 not within tolerance (or NaN, Inf,\n"
-           "unwritten elements), 2 bad usage, 3 no usable CUDA device or a CUDA error.\n",
+           "Environment: MATMUL_SMEM_LIMIT=BYTES (or 99K) caps the shared memory per block the\n"
+           "program may use, to run what a GPU with that limit would; figures are then labelled\n"
+           "\"capped to N KB\".\n"
+           "\n"
+           "Exit status: 0 within tolerance; 1 not within tolerance (or NaN, Inf, unwritten\n"
+           "elements); 2 bad usage or too large for this machine; 3 no GPU (no driver, or no\n"
+           "device visible); 4 this GPU lacks a feature the step needs; 5 the driver is older\n"
+           "than this build; 6 no code for this GPU in the binary (rebuild); 7 any other CUDA error.\n",
            program, program, lesson, SAMPLE_ROWS, FULL_CHECK_MAX_N);
 }
 
@@ -113,7 +123,7 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
                 struct options *opt)
 {
     enum { OPT_REPS = 1000, OPT_SEED, OPT_CHECK, OPT_CSV, OPT_CSV_HEADER, OPT_BREAKDOWN,
-           OPT_SAVE, OPT_HELP };
+           OPT_SAVE, OPT_CONFIG, OPT_GPU_CHECK, OPT_HELP };
     static const struct option longopts[] = {
         {"reps", required_argument, NULL, OPT_REPS},
         {"seed", required_argument, NULL, OPT_SEED},
@@ -122,6 +132,8 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
         {"csv-header", no_argument, NULL, OPT_CSV_HEADER},
         {"breakdown", no_argument, NULL, OPT_BREAKDOWN},
         {"save", required_argument, NULL, OPT_SAVE},
+        {"config", required_argument, NULL, OPT_CONFIG},
+        {"gpu-check", no_argument, NULL, OPT_GPU_CHECK},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -168,6 +180,14 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
             if (!*optarg)
                 usage_error(program, "bad --save '': expected a directory");
             opt->save_dir = optarg;
+            break;
+        case OPT_CONFIG:
+            if (!*optarg)
+                usage_error(program, "bad --config '': expected a configuration's name");
+            opt->config = optarg;
+            break;
+        case OPT_GPU_CHECK:
+            opt->gpu_check = 1;
             break;
         case 'h':
         case OPT_HELP:

@@ -18,6 +18,8 @@ struct options {
     int csv_header;
     int breakdown;
     const char *save_dir;
+    const char *config; /* --config NAME, or NULL: the harness chooses */
+    int gpu_check;      /* --gpu-check: say whether this GPU can run the program, and exit */
 };
 
 /* Sizes up to this get the full reference check by default; larger ones a sample

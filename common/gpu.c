@@ -1,42 +1,150 @@
 #include "gpu.h"
+#include "args.h"
 #include "timing.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+
+/* Set by gpu_open, for the messages of cuda_check. */
+static const char *gpu_program = "cuda";
+static int gpu_cc_major, gpu_cc_minor, gpu_driver, gpu_runtime;
+
+int cuda_exit_code(cudaError_t err)
+{
+    switch (err) {
+    case cudaSuccess:
+        return EXIT_PASS;
+    case cudaErrorNoDevice:
+        return EXIT_NO_GPU;
+    case cudaErrorInsufficientDriver:
+    case cudaErrorCallRequiresNewerDriver:
+    case cudaErrorUnsupportedPtxVersion: /* PTX newer than the driver's compiler */
+    case cudaErrorSystemDriverMismatch:
+        return EXIT_OLD_DRIVER;
+    case cudaErrorNoKernelImageForDevice:
+        return EXIT_NO_KERNEL_IMAGE;
+    default:
+        return EXIT_CUDA_ERROR;
+    }
+}
+
+static void print_versions(char *out, size_t size)
+{
+    snprintf(out, size, "the driver supports CUDA %d.%d, this program was built with CUDA %d.%d",
+             gpu_driver / 1000, gpu_driver % 1000 / 10, gpu_runtime / 1000, gpu_runtime % 1000 / 10);
+}
 
 void cuda_check(cudaError_t err, const char *what, const char *file, int line)
 {
     if (err == cudaSuccess)
         return;
-    fprintf(stderr, "CUDA error %s (%d): %s, in %s at %s:%d\n", cudaGetErrorName(err), (int)err,
-            cudaGetErrorString(err), what, file, line);
-    exit(EXIT_NO_GPU);
+    const int code = cuda_exit_code(err);
+    char versions[128];
+    print_versions(versions, sizeof versions);
+    if (code == EXIT_NO_KERNEL_IMAGE)
+        fprintf(stderr, "%s: this binary holds no code for this GPU (compute capability %d.%d; %s at %s:%d): "
+                "rebuild on this machine with `make clean all`, or `make ARCH=sm_%d%d all`\n",
+                gpu_program, gpu_cc_major, gpu_cc_minor, what, file, line, gpu_cc_major, gpu_cc_minor);
+    else if (code == EXIT_OLD_DRIVER)
+        fprintf(stderr, "%s: the NVIDIA driver is too old for this build (%s, %s; %s at %s:%d): "
+                "install a newer driver, or build with a CUDA toolkit no newer than the driver\n",
+                gpu_program, cudaGetErrorName(err), versions, what, file, line);
+    else
+        fprintf(stderr, "%s: CUDA error %s (%d): %s, in %s at %s:%d (not a problem of the input: "
+                "check the GPU with nvidia-smi, run the program under compute-sanitizer)\n",
+                gpu_program, cudaGetErrorName(err), (int)err, cudaGetErrorString(err), what, file, line);
+    exit(code);
+}
+
+/* MATMUL_SMEM_LIMIT: bytes, or KB with a K ("99K" = 101376); 0 when unset. */
+static size_t smem_cap(const char *program)
+{
+    const char *text = getenv(SMEM_LIMIT_ENV);
+    if (!text || !*text)
+        return 0;
+    char digits[32];
+    size_t len = strlen(text), unit = 1;
+    if (len < sizeof digits && len > 1 && (text[len - 1] == 'K' || text[len - 1] == 'k')) {
+        memcpy(digits, text, len - 1);
+        digits[len - 1] = '\0';
+        unit = 1024;
+    } else {
+        snprintf(digits, sizeof digits, "%s", len < sizeof digits ? text : "x");
+    }
+    long v;
+    if (parse_long(digits, 1, LONG_MAX / 1024, &v) || (size_t)v * unit < SMEM_DEFAULT_BYTES)
+        usage_error(program, "bad %s '%s': expected bytes (e.g. 101376) or KB (e.g. 99K), at least 48K",
+                    SMEM_LIMIT_ENV, text);
+    return (size_t)v * unit;
 }
 
 void gpu_open(const char *program, struct gpu_device *dev)
 {
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        fprintf(stderr, "%s: no CUDA device available (%s); this program needs an NVIDIA GPU\n",
-                program, err != cudaSuccess ? cudaGetErrorString(err) : "device count is 0");
+    gpu_program = program;
+    memset(dev, 0, sizeof *dev);
+    const size_t cap = smem_cap(program);
+    /* The driver first: without one there is no GPU (the runtime would only say the
+     * driver is "insufficient"); one older than this build is a driver to update. */
+    cudaDriverGetVersion(&gpu_driver);
+    cudaRuntimeGetVersion(&gpu_runtime);
+    if (gpu_driver == 0) {
+        fprintf(stderr, "%s: no NVIDIA GPU here (no CUDA driver installed); this program needs one. "
+                "Without a GPU, make builds everything, make cpu runs the CPU chapter and make test "
+                "runs the unit tests (GPU tests skip)\n", program);
         exit(EXIT_NO_GPU);
     }
+    if (gpu_driver / 1000 < gpu_runtime / 1000) {
+        char versions[128];
+        print_versions(versions, sizeof versions);
+        fprintf(stderr, "%s: the NVIDIA driver is too old for this build (%s): install a driver for CUDA "
+                "%d or newer, or build with a CUDA toolkit no newer than the driver\n",
+                program, versions, gpu_runtime / 1000);
+        exit(EXIT_OLD_DRIVER);
+    }
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) {
+        const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+        fprintf(stderr, "%s: no CUDA device visible (a driver for CUDA %d.%d is installed%s%s%s); "
+                "this program needs an NVIDIA GPU\n", program, gpu_driver / 1000, gpu_driver % 1000 / 10,
+                visible ? ", CUDA_VISIBLE_DEVICES='" : "", visible ? visible : "", visible ? "'" : "");
+        exit(EXIT_NO_GPU);
+    }
+    cuda_check(err, "cudaGetDeviceCount", __FILE__, __LINE__);
+
     struct cudaDeviceProp prop;
-    memset(dev, 0, sizeof *dev);
     CUDA_CHECK(cudaGetDevice(&dev->id));
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev->id));
-    snprintf(dev->name, sizeof dev->name, "%s", prop.name);
     dev->sm_count = prop.multiProcessorCount;
-    dev->cc_major = prop.major;
-    dev->cc_minor = prop.minor;
+    dev->cc_major = gpu_cc_major = prop.major;
+    dev->cc_minor = gpu_cc_minor = prop.minor;
+    dev->driver_version = gpu_driver;
     CUDA_CHECK(cudaDeviceGetAttribute(&dev->clock_khz, cudaDevAttrClockRate, dev->id));
-    dev->smem_per_block_optin = prop.sharedMemPerBlockOptin;
+    dev->smem_device_optin = dev->smem_per_block_optin = prop.sharedMemPerBlockOptin;
+    dev->smem_per_sm = prop.sharedMemPerMultiprocessor;
+    /* A cap only ever lowers the limit; the name says so, so that capped figures are
+     * never taken for this GPU's own (nor for another GPU's). */
+    if (cap && cap < dev->smem_device_optin) {
+        dev->smem_per_block_optin = cap;
+        snprintf(dev->name, sizeof dev->name, "%s capped to %g KB", prop.name, cap / 1024.0);
+    } else {
+        snprintf(dev->name, sizeof dev->name, "%s", prop.name);
+    }
     CUDA_CHECK(cudaDeviceGetAttribute(&dev->l2_bytes, cudaDevAttrL2CacheSize, dev->id));
     /* Creates the context, so that its cost stays out of every timing. */
     CUDA_CHECK(cudaFree(0));
     CUDA_CHECK(cudaMemGetInfo(&dev->free_mem, &dev->total_mem));
+}
+
+void gpu_require(const char *program, const struct gpu_device *dev, int min_cc, const char *needs)
+{
+    if (dev->cc_major * 10 + dev->cc_minor >= min_cc)
+        return;
+    fprintf(stderr, "%s needs compute capability %d.%d (%s); this GPU (%s) is %d.%d\n", program, min_cc / 10,
+            min_cc % 10, needs, dev->name, dev->cc_major, dev->cc_minor);
+    exit(EXIT_NO_FEATURE);
 }
 
 double gpu_run_total_ms(const struct gpu_run *run)

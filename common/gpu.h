@@ -13,27 +13,47 @@ extern "C" {
 
 #include "exit_codes.h"
 
-/* Every CUDA call is checked: on error print the call, file and line, and exit.
- * Unlike the transpose text's CUDA_CHECK_ERROR it is never compiled away, and it
- * stops instead of carrying on with a broken device state. */
+/* Every CUDA call is checked: on error print one line naming the cause and the fix, and
+ * exit with the code of its class (exit_codes.h): no device 3, driver too old 5, no code
+ * for this GPU in the binary 6, anything else 7. Unlike the transpose text's
+ * CUDA_CHECK_ERROR it is never compiled away, and it stops instead of carrying on with a
+ * broken device state. */
 #define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
 /* After a <<<launch>>>: configuration errors show up here, not at the launch. */
 #define CUDA_CHECK_LAUNCH() cuda_check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
 void cuda_check(cudaError_t err, const char *what, const char *file, int line);
+/* The exit code of an error's class, for checks of other libraries' calls too. */
+int cuda_exit_code(cudaError_t err);
+
+/* Shared memory every CUDA GPU gives a block without opting in; the least a cap may be. */
+#define SMEM_DEFAULT_BYTES (48 * 1024)
+/* The environment variable that caps the shared memory per block the programs may use,
+ * to see on a large GPU what a smaller one would run: bytes, or KB with a K ("99K"). */
+#define SMEM_LIMIT_ENV "MATMUL_SMEM_LIMIT"
 
 struct gpu_device {
     int id;
-    char name[256];
+    char name[300];              /* with " capped to N KB" when MATMUL_SMEM_LIMIT applies */
     int sm_count;
     int cc_major, cc_minor;
-    int clock_khz;             /* SM clock the driver reports (boost) */
+    int clock_khz;               /* SM clock the driver reports (boost) */
+    int driver_version;          /* CUDA version the driver supports, 13000 = 13.0 */
     size_t total_mem, free_mem;
-    size_t smem_per_block_optin; /* shared memory a block may have after opting in */
+    size_t smem_per_block_optin; /* shared memory a block may have after opting in (capped) */
+    size_t smem_device_optin;    /* the device's own opt-in limit, before any cap */
+    size_t smem_per_sm;
     int l2_bytes;
 };
 
-/* Find and open the device; with none, print one line and exit EXIT_NO_GPU. */
+/* Find and open the device, and apply MATMUL_SMEM_LIMIT. Without a driver or a visible
+ * device: one line, exit EXIT_NO_GPU; a driver older than this build: EXIT_OLD_DRIVER;
+ * a bad MATMUL_SMEM_LIMIT: EXIT_USAGE. */
 void gpu_open(const char *program, struct gpu_device *dev);
+
+/* A technique this GPU lacks: with compute capability below min_cc (e.g. 80 for 8.0),
+ * print "program needs compute capability 8.0 (needs); this GPU is 7.5" and exit
+ * EXIT_NO_FEATURE. min_cc 0: any CUDA GPU will do. */
+void gpu_require(const char *program, const struct gpu_device *dev, int min_cc, const char *needs);
 
 /* Device matrices as the kernels see them: leading dimensions in elements. */
 struct dev_mats {

@@ -11,14 +11,33 @@
 extern "C" {
 #endif
 
+/* One way a kernel can run (a tile shape, a pipeline depth), for a step that has several:
+ * the harness runs the first one of the step's list that fits the GPU's shared memory. */
+struct step_config {
+    int id;            /* the step's own number for it: its launch switches on it */
+    const char *name;  /* "128x256x32/4": printed, in the CSV, and what --config takes */
+    size_t smem_bytes; /* dynamic shared memory one block needs */
+};
+
 struct step_info {
     const char *program; /* "step05" */
     const char *lesson;  /* a few words: what this step changes */
     int compensated;     /* 1 if the kernel uses Kahan summation */
     /* Dynamic shared memory one block needs at size n, or NULL when none. */
     size_t (*dynamic_smem_bytes)(int n);
+    /* The compute capability the technique needs (80 = 8.0) and what for ("cp.async");
+     * 0 and NULL: any CUDA GPU. Below it the program says so and exits 4. */
+    int min_cc;
+    const char *needs;
+    /* Several configurations: the ones to try at size n, best first, and how many; NULL
+     * when the step has one. */
+    int (*configs)(int n, const struct step_config **list);
+    const char *config_legend; /* what a configuration's name says: "BM x BN x BK / stages" */
 };
 extern const struct step_info step_info;
+
+/* The configuration the harness chose for this run (NULL for a step without configs). */
+extern const struct step_config *step_config;
 
 /* Allocate device matrices, copy A and B in, multiply, copy C back, free; fill in
  * the end-to-end phases of run and, when kernel_reps > 0, the kernel's median time.

@@ -48,6 +48,58 @@ static void check_device_memory(const char *program, int n, const struct gpu_dev
     }
 }
 
+const struct step_config *step_config;
+
+/* --config's name, checked before the GPU is touched: a bad one is bad usage. */
+static const struct step_config *named_config(const char *program, const struct options *opt)
+{
+    if (!opt->config)
+        return NULL;
+    if (!step_info.configs)
+        usage_error(program, "bad --config '%s': %s has a single configuration", opt->config, program);
+    const struct step_config *list;
+    const int count = step_info.configs(opt->n, &list);
+    char names[512] = "";
+    for (int i = 0; i < count; i++) {
+        if (strcmp(list[i].name, opt->config) == 0)
+            return &list[i];
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", list[i].name);
+    }
+    usage_error(program, "bad --config '%s': expected one of %s", opt->config, names);
+}
+
+/* The configuration to run: the one --config named, or the first of the step's list
+ * that fits the device's shared memory per block (MATMUL_SMEM_LIMIT can lower it). */
+static void choose_config(const char *program, int n, const struct step_config *named,
+                          const struct gpu_device *dev)
+{
+    if (named) {
+        if (named->smem_bytes > dev->smem_per_block_optin)
+            usage_error(program, "--config %s needs %zu bytes of shared memory per block; %s allows at most %zu",
+                        named->name, named->smem_bytes, dev->name, dev->smem_per_block_optin);
+        step_config = named;
+        return;
+    }
+    if (!step_info.configs)
+        return;
+    const struct step_config *list;
+    const int count = step_info.configs(n, &list);
+    for (int i = 0; i < count; i++) {
+        if (list[i].smem_bytes <= dev->smem_per_block_optin) {
+            step_config = &list[i];
+            return;
+        }
+    }
+    usage_error(program, "n = %d: no configuration fits in %zu bytes of shared memory per block (%s)", n,
+                dev->smem_per_block_optin, dev->name);
+}
+
+/* Dynamic shared memory per block of this run. */
+static size_t run_smem_bytes(int n)
+{
+    return step_config ? step_config->smem_bytes : step_info.dynamic_smem_bytes ? step_info.dynamic_smem_bytes(n) : 0;
+}
+
 static float *host_matrix(const char *program, int n)
 {
     float *m = malloc(sizeof *m * (size_t)n * n);
@@ -83,7 +135,7 @@ static void save_all(const char *program, const char *dir, const float *a, const
 
 #define CSV_HEADER "program,n,device,kernel_ms,gflops,total_ms,max_rel_err,avg_rel_err," \
                    "e2e_gflops,alloc_ms,h2d_ms,kernel_e2e_ms,d2h_ms,free_ms,reps,check," \
-                   "rows_checked,tolerance,status"
+                   "rows_checked,tolerance,status,config,smem_bytes,smem_limit"
 
 int main(int argc, char **argv)
 {
@@ -92,10 +144,24 @@ int main(int argc, char **argv)
     parse_args(program, step_info.lesson, argc, argv, &opt);
     const int n = opt.n;
     check_host_memory(program, n);
+    const struct step_config *named = named_config(program, &opt);
 
     struct gpu_device dev;
     gpu_open(program, &dev);
+#ifdef FORCE_MIN_CC /* the tests' way to see the "lacks a feature" path on any GPU */
+    gpu_require(program, &dev, FORCE_MIN_CC, "FORCE_MIN_CC, a test build");
+#endif
+    gpu_require(program, &dev, step_info.min_cc, step_info.needs);
+    choose_config(program, n, named, &dev);
     check_device_memory(program, n, &dev);
+    if (opt.gpu_check) {
+        printf("%s: runs on %s (compute capability %d.%d)", program, dev.name, dev.cc_major, dev.cc_minor);
+        if (step_config)
+            printf(", at n = %d as %s (%s): %zu bytes of shared memory per block of %zu", n, step_config->name,
+                   step_info.config_legend, step_config->smem_bytes, dev.smem_per_block_optin);
+        printf("\n");
+        return EXIT_PASS;
+    }
 
     float *a = host_matrix(program, n), *b = host_matrix(program, n), *c = host_matrix(program, n);
     uint64_t state = opt.seed;
@@ -139,14 +205,18 @@ int main(int argc, char **argv)
     if (opt.csv) {
         if (opt.csv_header)
             printf("%s\n", CSV_HEADER);
-        printf("%s,%d,%s,%.6f,%.2f,%.6f,%.6e,%.6e,%.2f,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s,%zu,%.3e,%s\n",
+        printf("%s,%d,%s,%.6f,%.2f,%.6f,%.6e,%.6e,%.2f,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s,%zu,%.3e,%s,%s,%zu,%zu\n",
                program, n, dev.name, kernel_ms, gflops(n, kernel_ms), total_ms, res.max_rel_err, avg,
                gflops(n, total_ms), e2e.alloc_ms, e2e.h2d_ms, e2e.kernel_ms, e2e.d2h_ms, e2e.free_ms,
-               opt.reps, check_name(opt.check), res.rows_checked, tol, pass ? "pass" : "FAIL");
+               opt.reps, check_name(opt.check), res.rows_checked, tol, pass ? "pass" : "FAIL",
+               step_config ? step_config->name : "", run_smem_bytes(n), dev.smem_per_block_optin);
     } else {
         printf("%s: %s\n", program, step_info.lesson);
         printf("Device: %s (%d SMs, compute capability %d.%d), n = %d\n", dev.name, dev.sm_count,
                dev.cc_major, dev.cc_minor, n);
+        if (step_config)
+            printf("Configuration: %s (%s), %zu bytes of shared memory per block; the limit is %zu\n",
+                   step_config->name, step_info.config_legend, step_config->smem_bytes, dev.smem_per_block_optin);
         if (e2e.pitch_bytes)
             printf("Pitch: rows of %zu bytes are allocated %zu bytes apart\n",
                    sizeof(float) * (size_t)(e2e.padded_n ? e2e.padded_n : n), e2e.pitch_bytes);

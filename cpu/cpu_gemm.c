@@ -66,7 +66,7 @@ static void usage(void)
            "  --features      print what this CPU and build support, and exit\n"
            "  --help          this help\n"
            "\n"
-           "Exit status: 0 all within tolerance, 1 some not, 2 bad usage, 3 a variant this CPU\n"
+           "Exit status: 0 all within tolerance, 1 some not, 2 bad usage, 4 a variant this CPU\n"
            "or build cannot run was asked for.\n",
            LONG_RUN_MS / 1e3, REPS_BUDGET_MS / 1e3, FULL_CHECK_MAX_N);
 }
@@ -150,7 +150,7 @@ static void parse(int argc, char **argv, struct cpu_options *o, int *features)
             if (strcmp(optarg, "auto") != 0 && ((strcmp(optarg, "avx512") == 0 && cpu_isa() != ISA_AVX512) ||
                                                 cpu_isa() == ISA_NONE)) {
                 fprintf(stderr, PROGRAM ": --isa %s: this CPU does not have it\n", optarg);
-                exit(EXIT_UNAVAILABLE);
+                exit(EXIT_NO_FEATURE);
             }
             break;
         case OPT_REPS:
@@ -287,30 +287,34 @@ int main(int argc, char **argv)
         return EXIT_PASS;
     }
 
-    /* What can run here; asked for by name, a variant that cannot is an error. */
-    for (int v = 0; v < NUM_VARIANTS; v++) {
-        const char *why = NULL;
-        if (o.variants[v] && needs_avx2(v) && isa == ISA_NONE)
-            why = "needs AVX2 and FMA, which this CPU does not have";
-        if (o.variants[v] && v == OPENBLAS && !have_openblas())
-            why = "needs OpenBLAS: install libopenblas-dev (Debian/Ubuntu) and rebuild";
-        if (why) {
-            if (o.explicit_variants) {
-                fprintf(stderr, PROGRAM ": variant %s %s\n", variant_names[v], why);
-                return EXIT_UNAVAILABLE;
-            }
-            fprintf(stderr, PROGRAM ": skipping %s: it %s\n", variant_names[v], why);
-            o.variants[v] = 0;
-        }
-    }
-
-    /* All sizes decided before anything is allocated: A, B, C, B's transpose, the reference. */
+    /* All sizes decided first, so that a bad size gets its one line before any
+     * other message, and before anything is allocated: A, B, C, B's transpose, the reference. */
     const double have = host_memory_bytes();
     for (int s = 0; s < o.nsizes; s++) {
         double n = o.sizes[s], need = 4.0 * n * n * sizeof(float) + n * n * sizeof(double);
         if (have > 0 && need > have)
             usage_error(PROGRAM, "n = %d needs %.1f GB of host memory; this machine has %.1f GB", o.sizes[s],
                         need / 1e9, have / 1e9);
+    }
+
+    /* What can run here; asked for by name, a variant that cannot is an error. */
+    for (int v = 0; v < NUM_VARIANTS; v++) {
+        const char *why = NULL;
+        if (o.variants[v] && needs_avx2(v) && isa == ISA_NONE)
+            why = "needs AVX2 and FMA, which this CPU does not have";
+        char no_blas[128];
+        if (o.variants[v] && v == OPENBLAS && !have_openblas()) {
+            snprintf(no_blas, sizeof no_blas, "needs OpenBLAS; this build has %s", openblas_config_string());
+            why = no_blas;
+        }
+        if (why) {
+            if (o.explicit_variants) {
+                fprintf(stderr, PROGRAM ": variant %s %s\n", variant_names[v], why);
+                return EXIT_NO_FEATURE;
+            }
+            fprintf(stderr, PROGRAM ": skipping %s: it %s\n", variant_names[v], why);
+            o.variants[v] = 0;
+        }
     }
 
     if (o.csv_header)

@@ -35,6 +35,10 @@ void gemm_openblas(const float *a, const float *b, float *c, int n, int threads)
 
 const char *openblas_config_string(void)
 {
+#ifdef OPENBLAS_SWITCHED_OFF
+    return "none (built with OPENBLAS=0)";
+#else
     return "none (install libopenblas-dev and rebuild)";
+#endif
 }
 #endif

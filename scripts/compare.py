@@ -52,7 +52,7 @@ def fmt_table(rows, n):
     base = float(by["step01"]["kernel_ms"]) if "step01" in by else None
     ceiling = float(by["cublas"]["gflops"]) if "cublas" in by else None
     head = ["program", "lesson", "kernel ms", "GFLOPS", "x step01", "% cuBLAS", "end-to-end ms", "max rel err",
-            "avg rel err"]
+            "avg rel err", "config"]
     body = []
     for prog in ladder.LADDER:
         r = by.get(prog)
@@ -61,9 +61,11 @@ def fmt_table(rows, n):
         k = float(r["kernel_ms"])
         body.append([prog, ladder.LADDER[prog][1], f"{k:.3f}", f"{float(r['gflops']):.0f}",
                      f"{base / k:.2f}" if base else "", f"{100 * float(r['gflops']) / ceiling:.1f}" if ceiling else "",
-                     f"{float(r['total_ms']):.2f}", f"{float(r['max_rel_err']):.2e}", f"{float(r['avg_rel_err']):.2e}"])
+                     f"{float(r['total_ms']):.2f}", f"{float(r['max_rel_err']):.2e}", f"{float(r['avg_rel_err']):.2e}",
+                     r.get("config") or ""])
     widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
-    line = lambda cells: "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    line = lambda cells: "  ".join(c.ljust(w) if i < 2 or i == len(head) - 1 else c.rjust(w)
+                                   for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
     return "\n".join([line(head), line(["-" * w for w in widths])] + [line(b) for b in body])
 
 
@@ -74,13 +76,20 @@ def main(argv):
         print(f"compare: no GPU to run on: {info}", file=sys.stderr)
         return 3
     total = len(a.sizes) * len(a.programs)
-    rows, failed, i = [], [], 0
+    rows, failed, skipped, i = [], [], {}, 0
     for n in a.sizes:
         for prog in a.programs:
             i += 1
             cmd = [ladder.program_path(prog), "-n", str(n), "--reps", str(a.reps), "--csv"]
             print(f"[{i:2d}/{total}] {prog} n={n} ...", end=" ", flush=True)
+            if prog in skipped:
+                print(f"skipped: {skipped[prog]}")
+                continue
             p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
+            if p.returncode == ladder.EXIT_NO_FEATURE:  # this GPU lacks what the step needs: skip, saying why
+                skipped[prog] = p.stderr.strip()
+                print(f"skipped: {skipped[prog]}")
+                continue
             if p.returncode not in (0, 1):
                 print(f"exit {p.returncode}: {p.stderr.strip()}")
                 failed.append(" ".join(cmd))
@@ -92,13 +101,16 @@ def main(argv):
             if p.returncode == 1:
                 failed.append(" ".join(cmd))
             print(f"{float(r['kernel_ms']):.3f} ms, {float(r['gflops']):.0f} GFLOPS, "
-                  f"max rel err {float(r['max_rel_err']):.2e}, {r['status']}", flush=True)
+                  f"max rel err {float(r['max_rel_err']):.2e}, {r['status']}"
+                  + (f", config {r['config']}" if r["config"] else ""), flush=True)
     path = os.path.join(a.results, ladder.slug(device) + ".csv")
     if rows:
         ladder.merge_results(path, rows)
     for n in a.sizes:
         print(f"\n{device}, n = {n}\n" + fmt_table(rows, n))
     print(f"\nrows recorded in {os.path.relpath(path, ladder.ROOT)}")
+    for prog, why in skipped.items():
+        print(f"skipped {prog}: {why}")
     if failed:
         print("FAILED: " + "; ".join(failed), file=sys.stderr)
         return 1

@@ -4,6 +4,7 @@ import csv
 import os
 import re
 import subprocess
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -26,7 +27,7 @@ STEPS = [p for p in LADDER if p.startswith("step")]
 # The programs' --csv columns (common/step_main.c), and the results file's.
 PROGRAM_COLUMNS = ["program", "n", "device", "kernel_ms", "gflops", "total_ms", "max_rel_err", "avg_rel_err",
                    "e2e_gflops", "alloc_ms", "h2d_ms", "kernel_e2e_ms", "d2h_ms", "free_ms", "reps", "check",
-                   "rows_checked", "tolerance", "status"]
+                   "rows_checked", "tolerance", "status", "config", "smem_bytes", "smem_limit"]
 RESULT_COLUMNS = ["date", "command"] + PROGRAM_COLUMNS
 KEY = ("program", "n", "device")
 
@@ -41,17 +42,41 @@ def slug(device):
     return re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
 
 
+# The programs' exit codes (common/exit_codes.h): 3 and 4 are skipped, saying why;
+# 5, 6 and 7 are failures to fix.
+EXIT_NO_GPU, EXIT_NO_FEATURE = 3, 4
+GPU_INFO_FIELDS = ["name", "cc", "sms", "clock_khz", "total_bytes", "free_bytes", "smem_optin_bytes", "l2_bytes",
+                   "smem_device_optin_bytes", "smem_per_sm_bytes", "driver_version"]
+
+
 def gpu_info():
-    """(name, fields) of the first GPU, or (None, the one-line reason) without one."""
+    """(name, {field: value}) of the first GPU, or (None, the one-line reason) without one.
+    Any other failure (driver too old, a CUDA error, gpu_info not built) ends the
+    script with gpu_info's message and exit code: those are to be fixed, not skipped."""
     exe = os.path.join(ROOT, "obj", "gpu_info")
     try:
         p = subprocess.run([exe], capture_output=True, text=True)
     except OSError as err:
-        return None, f"cannot run {exe}: {err} (run make first)"
+        raise SystemExit(f"cannot run {exe}: {err} (run make first)")
+    if p.returncode == EXIT_NO_GPU:
+        return None, p.stderr.strip().splitlines()[0] if p.stderr.strip() else "no GPU"
     if p.returncode != 0:
-        return None, p.stderr.strip().splitlines()[0] if p.stderr.strip() else f"gpu_info exited {p.returncode}"
-    fields = p.stdout.strip().split(",")
-    return fields[0], fields
+        sys.stderr.write(p.stderr)
+        raise SystemExit(p.returncode)
+    fields = dict(zip(GPU_INFO_FIELDS, p.stdout.strip().split(",")))
+    return fields["name"], fields
+
+
+def fp32_lanes(cc):
+    """FP32 lanes (FMA units) per SM by compute capability: 64 on Turing (7.5) and on the
+    A100 (8.0), 128 on GA10x, Ada, Hopper and Blackwell."""
+    major, minor = (int(x) for x in cc.split("."))
+    return 64 if major < 8 or (major, minor) == (8, 0) else 128
+
+
+def fp32_peak_gflops(fields):
+    """SMs x FP32 lanes x 2 FLOP (an FMA) x the SM clock the driver reports."""
+    return int(fields["sms"]) * fp32_lanes(fields["cc"]) * 2 * int(fields["clock_khz"]) / 1e6
 
 
 def parse_program_csv(text):

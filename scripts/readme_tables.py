@@ -35,15 +35,15 @@ def device_results(results_dir):
 
 
 def fp32_peak_gflops(results_dir, device):
-    """SMs x 128 FP32 lanes x 2 FLOP x the SM clock, as gpu_info read them off the device
-    (recorded in results/<device-slug>-device.txt); None if not recorded."""
+    """SMs x FP32 lanes x 2 FLOP x the SM clock, as gpu_info read them off the device
+    (its CSV line is recorded in results/<device-slug>-device.txt); None if not recorded."""
     path = os.path.join(results_dir, ladder.slug(device) + "-device.txt")
     if not os.path.exists(path):
         return None
     for line in open(path):
-        f_ = line.strip().split(",")
-        if len(f_) >= 8 and f_[0] == device and f_[2].isdigit() and f_[3].isdigit():
-            return int(f_[2]) * 128 * 2 * int(f_[3]) / 1e6
+        fields = dict(zip(ladder.GPU_INFO_FIELDS, line.strip().split(",")))
+        if fields.get("name") == device and fields.get("sms", "").isdigit() and fields.get("clock_khz", "").isdigit():
+            return ladder.fp32_peak_gflops(fields)
     return None
 
 

@@ -7,56 +7,88 @@
  * constants; each shape is one instantiation. */
 #include "step.h"
 
-/* BM x BN of C per block, BK of k per tile, WM x WN per warp, pipeline depth, and the
- * blocks per SM the registers must allow. make warptile-sweep overrides the large one. */
+/* BM x BN of C per block, BK of k per tile, WM x WN per warp, and the blocks per SM the
+ * registers must allow. make warptile-sweep overrides the large shape. */
 #ifndef LBM
 #define LBM 128
 #define LBN 256
 #define LBK 32
 #define LWM 64
 #define LWN 64
-#define LSTAGES 4
 #define LMIN_BLOCKS 1
 #endif
-#define LARGE LBM, LBN, LBK, LWM, LWN, LSTAGES, LMIN_BLOCKS
-#define SMALL 64, 128, 32, 32, 32, 4, 2
+#define LARGE LBM, LBN, LBK, LWM, LWN
+#define SMALL 64, 128, 32, 32, 32
+#define SMALL_MIN_BLOCKS 2
 #ifndef SMALL_MAX_N
 #define SMALL_MAX_N 2047 /* up to this n the small tiles fill more SMs (the sweep) */
 #endif
 #define TILE 256 /* matrices are padded to a multiple of this: every shape's tiles are whole */
 
-/* Shared memory a block of the shape chosen for n needs: the harness checks it
- * against the device's opt-in limit before allocating anything. */
-static size_t smem_for(int bm, int bn, int bk, int wm, int wn, int stages, int min_blocks)
+/* Each shape with 4, 3 or 2 tiles in flight: 4 is the fastest (the sweep), fewer fit a
+ * GPU with less shared memory per block (192 KB for the large tiles, 96 KB for the small
+ * ones with 4 stages; an A100 allows 163 KB, an RTX 4090 99 KB). The harness runs the
+ * first of the list for n that fits; every list holds all six, so that --config can run
+ * any of them at any n. The order past the first is measured too (README). */
+enum { LARGE_4, LARGE_3, LARGE_2, SMALL_4, SMALL_3, SMALL_2 };
+#define SMEM(bm, bn, bk, stages) (sizeof(float) * (stages) * (bk) * ((bm) + (bn)))
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define LARGE_CONFIG(s) {LARGE_##s, STR(LBM) "x" STR(LBN) "x" STR(LBK) "/" #s, SMEM(LBM, LBN, LBK, s)}
+#define SMALL_CONFIG(s) {SMALL_##s, "64x128x32/" #s, SMEM(64, 128, 32, s)}
+static const struct step_config large_n[] = {LARGE_CONFIG(4), LARGE_CONFIG(3), SMALL_CONFIG(4),
+                                             LARGE_CONFIG(2), SMALL_CONFIG(3), SMALL_CONFIG(2)};
+static const struct step_config small_n[] = {SMALL_CONFIG(4), SMALL_CONFIG(3), SMALL_CONFIG(2),
+                                             LARGE_CONFIG(4), LARGE_CONFIG(3), LARGE_CONFIG(2)};
+
+static int pipeline_configs(int n, const struct step_config **list)
 {
-    (void)wm, (void)wn, (void)min_blocks;
-    return sizeof(float) * stages * bk * (bm + bn);
-}
-static size_t pipeline_smem_bytes(int n)
-{
-    return n <= SMALL_MAX_N ? smem_for(SMALL) : smem_for(LARGE);
+    *list = n <= SMALL_MAX_N ? small_n : large_n;
+    return n <= SMALL_MAX_N ? sizeof small_n / sizeof *small_n : sizeof large_n / sizeof *large_n;
 }
 
-const struct step_info step_info = {"step10", "cp.async pipeline, tiles in flight", 0, pipeline_smem_bytes};
+const struct step_info step_info = {"step10", "cp.async pipeline, tiles in flight", 0, NULL, 80, "cp.async",
+                                    pipeline_configs, "tile BM x BN x BK / stages in flight"};
 
 /* The swizzle of step 09: conflict-free stores of A's transposed tile. */
 #define SWZ(k, m) ((m) ^ ((((k) >> 2) & 3) << 3))
 
 /* cp.async: copy global to shared memory without passing through registers; the
  * copies of one commit group complete together, and wait_group N waits until at most
- * N groups are still in flight. */
+ * N groups are still in flight. The instruction exists from compute capability 8.0: the
+ * sm_75 build still compiles this step, but the harness never launches it there
+ * (step_info.min_cc), and a launch by mistake would stop at the trap. */
 __device__ static inline void cp_async4(float *dst, const float *src)
 {
+#if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
                  "l"(src));
+#else
+    __trap();
+#endif
 }
 __device__ static inline void cp_async16(float *dst, const float *src)
 {
+#if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
                  "l"(src));
+#else
+    __trap();
+#endif
 }
-#define CP_ASYNC_COMMIT() asm volatile("cp.async.commit_group;\n" ::)
-#define CP_ASYNC_WAIT(groups) asm volatile("cp.async.wait_group %0;\n" ::"n"(groups))
+__device__ static inline void cp_async_commit(void)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+template <int GROUPS>
+__device__ static inline void cp_async_wait(void)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(GROUPS));
+#endif
+}
 
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
 __global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
@@ -106,15 +138,15 @@ __global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
     for (int s = 0; s < STAGES - 1; s++) { /* the prologue: the first tiles in flight */
         if (s < tiles)
             load_tile(s, s * BK);
-        CP_ASYNC_COMMIT();
+        cp_async_commit();
     }
     for (int t = 0; t < tiles; t++) {
-        CP_ASYNC_WAIT(STAGES - 2); /* tile t has landed (this thread's copies) */
+        cp_async_wait<STAGES - 2>(); /* tile t has landed (this thread's copies) */
         __syncthreads();           /* ... everyone's; and stage (t - 1) is free again */
         const int next = t + STAGES - 1;
         if (next < tiles)
             load_tile(next % STAGES, next * BK);
-        CP_ASYNC_COMMIT(); /* an empty group near the end keeps the count simple */
+        cp_async_commit(); /* an empty group near the end keeps the count simple */
         const float(*as)[BM] = As[t % STAGES];
         const float(*bs)[BN] = Bs[t % STAGES];
 
@@ -160,10 +192,14 @@ static void launch_shape(const struct dev_mats *m)
 
 static void launch(const struct dev_mats *m)
 {
-    if (m->n <= SMALL_MAX_N)
-        launch_shape<SMALL>(m);
-    else
-        launch_shape<LARGE>(m);
+    switch (step_config->id) {
+    case LARGE_4: launch_shape<LARGE, 4, LMIN_BLOCKS>(m); break;
+    case LARGE_3: launch_shape<LARGE, 3, LMIN_BLOCKS>(m); break;
+    case LARGE_2: launch_shape<LARGE, 2, LMIN_BLOCKS>(m); break;
+    case SMALL_4: launch_shape<SMALL, 4, SMALL_MIN_BLOCKS>(m); break;
+    case SMALL_3: launch_shape<SMALL, 3, SMALL_MIN_BLOCKS>(m); break;
+    default: launch_shape<SMALL, 2, SMALL_MIN_BLOCKS>(m); break;
+    }
 }
 
 /* Step 06's padded allocation, copies and timing (common/padded.c): the lesson here is

@@ -25,6 +25,8 @@ my @bad = (
     [['--csv=yes'],        qr/unknown option|--csv/,        'value for a flag'],
     [['1000'],             qr/unexpected argument '1000'/,  'stray argument'],
     [['-n', '2000000'],    qr/host memory/,                 'n too large for host memory'],
+    [['--config', 'nope'], qr/bad --config 'nope'/,         'unknown configuration'],
+    [['--config', ''],     qr/bad --config ''/,             'empty configuration'],
 );
 
 for my $p (@PROGRAMS) {
@@ -43,6 +45,13 @@ for my $p (@PROGRAMS) {
             or diag("stderr: $err");
         is($out, '', "$p: $what -> nothing on stdout");
     }
+    # A bad shared-memory cap is bad usage too, said before the GPU is looked for.
+    for my $cap ('abc', '12', '47K', '64KB', '-65536') {
+        local $ENV{MATMUL_SMEM_LIMIT} = $cap;
+        ($code, $out, $err) = run($p, '-n', 8);
+        ok($code == 2 && scalar(split /\n/, $err) == 1 && $err =~ /bad MATMUL_SMEM_LIMIT '\Q$cap\E'/,
+           "$p: MATMUL_SMEM_LIMIT=$cap -> exit 2, one line") or diag("exit $code: $err");
+    }
 }
 
 my ($has_gpu, $why) = gpu_available();
@@ -51,8 +60,8 @@ SKIP: {
     for my $p (@PROGRAMS) {
         my ($code, $out, $err) = run($p, '-n', '8');
         is($code, 3, "$p without a GPU exits 3");
-        ok(scalar(split /\n/, $err) == 1 && $err =~ /no CUDA device/, "$p without a GPU says so in one line")
-            or diag("stderr: $err");
+        ok(scalar(split /\n/, $err) == 1 && $err =~ /no NVIDIA GPU here|no CUDA device visible/,
+           "$p without a GPU says so in one line") or diag("stderr: $err");
     }
 }
 

@@ -1,14 +1,21 @@
-# Helpers shared by the .t files: run a program, capture exit code, stdout, stderr.
+# Helpers shared by the .t files: run a program, capture exit code, stdout, stderr; ask
+# whether there is a GPU and whether a program can run on it.
 use strict;
 use warnings;
 use File::Temp qw(tempfile);
+use Test::More;
 
 our @PROGRAMS = ((map { my ($d) = $_; (my $p = $d) =~ s/_.*//; "$d/$p" }
     qw(step01_naive step02_kahan step03_shared_row step04_pitch step05_tiled step06_padded
        step07_regtile step08_vectorized step09_warptile step10_pipelined)),
     'cublas/cublas');
 
-# run(@argv) -> (exit code, stdout, stderr); the command never reads stdin.
+# The programs' exit codes (common/exit_codes.h).
+our %EXIT = (pass => 0, inaccurate => 1, usage => 2, no_gpu => 3, no_feature => 4, old_driver => 5,
+             no_kernel_image => 6, cuda_error => 7);
+
+# run(@argv) -> (exit code, stdout, stderr); the command never reads stdin. A program
+# that cannot be started (not built) gives 127.
 sub run {
     my @cmd = @_;
     my ($ofh, $ofile) = tempfile(UNLINK => 1);
@@ -18,7 +25,7 @@ sub run {
         open STDIN, '<', '/dev/null';
         open STDOUT, '>', $ofile;
         open STDERR, '>', $efile;
-        exec @cmd or exit 127;
+        exec @cmd or do { print STDERR "cannot run $cmd[0]: $!\n"; exit 127 };
     }
     waitpid($pid, 0);
     my $code = $? & 127 ? 128 + ($? & 127) : $? >> 8;
@@ -28,10 +35,37 @@ sub run {
     return ($code, $out, $err);
 }
 
-# The GPU, or why not: (1, "name,...") or (0, "the program's one-line reason").
+# The GPU, or why not: (1, "name,...") or (0, "the one-line reason") when there is none
+# (exit 3: tests skip). Anything else (a driver too old, a CUDA error, gpu_info not
+# built) is a failure to fix: the test run stops, naming it.
 sub gpu_available {
     my ($code, $out, $err) = run('obj/gpu_info');
-    return $code == 0 ? (1, $out) : (0, $err =~ s/\s+$//r);
+    return (1, $out) if $code == 0;
+    return (0, $err =~ s/\s+$//r) if $code == $EXIT{no_gpu};
+    BAIL_OUT("obj/gpu_info exited $code: " . ($err =~ s/\s+$//r));
 }
+
+# Can this GPU run the program? (1, its --gpu-check line) or (0, the reason) when it lacks
+# a feature the program needs (exit 4: its tests skip). Anything else fails the run.
+sub runs_here {
+    my ($p) = @_;
+    my ($code, $out, $err) = run($p, '--gpu-check');
+    return (1, $out =~ s/\s+$//r) if $code == 0;
+    return (0, $err =~ s/\s+$//r) if $code == $EXIT{no_feature};
+    BAIL_OUT("$p --gpu-check exited $code: " . ($err =~ s/\s+$//r));
+}
+
+# One CSV row printed with --csv-header, as a hash (empty when there is none).
+sub csv_row {
+    my ($out) = @_;
+    my ($head, $row) = split /\n/, $out;
+    return () unless defined $head && defined $row;
+    my %r;
+    @r{split /,/, $head} = split /,/, $row, -1;
+    return %r;
+}
+
+# A number, not an empty or missing field.
+sub is_number { defined $_[0] && $_[0] =~ /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i }
 
 1;

@@ -1,0 +1,99 @@
+#!/usr/bin/env perl
+# Each failure a program can meet on a machine is forced here and must give its own exit
+# code and one line naming the cause: no GPU (3, tests skip), a GPU lacking a feature
+# (4, tests skip), a driver too old for the toolkit (5), a binary without code for this
+# GPU (6), any other CUDA error (7). 5, 6 and 7 must make `make test` fail, never skip.
+# The stand-in drivers work on any machine; the last two cases need a GPU.
+use strict;
+use warnings;
+use Test::More;
+require './tests/lib.pl';
+our (@PROGRAMS, %EXIT);
+
+# The exit codes are documented once, in the top README, as exit_codes.h has them.
+{
+    open my $fh, '<', 'common/exit_codes.h' or die $!;
+    my %code = map { /EXIT_(\w+) = (\d+)/ ? ($1 => $2) : () } <$fh>;
+    open my $rd, '<', 'README.md' or die $!;
+    my $readme = do { local $/; <$rd> };
+    is(scalar(keys %code), 8, "exit_codes.h defines 8 exit codes");
+    for my $c (sort { $a <=> $b } values %code) {
+        like($readme, qr/^\| $c \| /m, "README.md's exit-code table has a row for $c");
+    }
+}
+
+sub one_line { my ($err) = @_; scalar(split /\n/, $err) == 1 }
+
+for my $helper (qw(obj/fake_driver/old/libcuda.so.1 obj/fake_driver/failing/libcuda.so.1
+                   obj/test/step01_foreign_arch obj/test/step01_needs_cc99 obj/gpu_info)) {
+    ok(-e $helper, "$helper is built") or BAIL_OUT("$helper is missing: run make test, which builds it");
+}
+
+# No GPU: no device visible (on a machine without a driver, no driver at all). Exit 3.
+{
+    local $ENV{CUDA_VISIBLE_DEVICES} = '';
+    for my $p ('obj/gpu_info', @PROGRAMS) {
+        my ($code, $out, $err) = run($p, $p eq 'obj/gpu_info' ? () : ('-n', 8));
+        ok($code == $EXIT{no_gpu} && one_line($err) && $err =~ /no CUDA device visible|no NVIDIA GPU here/,
+           "CUDA_VISIBLE_DEVICES='': $p exits 3 with one line") or diag("exit $code: $err");
+    }
+}
+
+# A driver older than the toolkit: exit 5, naming both versions and the fix.
+{
+    local $ENV{LD_LIBRARY_PATH} = join ':', 'obj/fake_driver/old', $ENV{LD_LIBRARY_PATH} // ();
+    for my $p (@PROGRAMS) {
+        my ($code, $out, $err) = run($p, '-n', 8);
+        ok($code == $EXIT{old_driver} && one_line($err) && $err =~ /driver is too old.*CUDA 10\.2.*install a/,
+           "driver for CUDA 10.2: $p exits 5 with one line naming the fix") or diag("exit $code: $err");
+    }
+    my ($code, $out, $err) = run('obj/gpu_info');
+    is($code, $EXIT{old_driver}, "driver for CUDA 10.2: gpu_info exits 5");
+    # ... and the tests fail instead of skipping.
+    ($code, $out, $err) = run('perl', '-e', 'use Test::More; require "./tests/lib.pl"; gpu_available(); pass(); done_testing()');
+    ok($code != 0 && $out =~ /^Bail out!.*driver is too old/m, "driver for CUDA 10.2: the GPU tests stop, failing")
+        or diag("exit $code: $out$err");
+}
+
+# A driver that fails every call: exit 7, the CUDA error named.
+{
+    local $ENV{LD_LIBRARY_PATH} = join ':', 'obj/fake_driver/failing', $ENV{LD_LIBRARY_PATH} // ();
+    for my $p (@PROGRAMS) {
+        my ($code, $out, $err) = run($p, '-n', 8);
+        ok($code == $EXIT{cuda_error} && one_line($err) && $err =~ /CUDA error cudaErrorUnknown/,
+           "a failing driver: $p exits 7 with one line naming the error") or diag("exit $code: $err");
+    }
+    my ($code, $out, $err) = run('perl', '-e', 'use Test::More; require "./tests/lib.pl"; gpu_available(); pass(); done_testing()');
+    ok($code != 0 && $out =~ /^Bail out!/m, "a failing driver: the GPU tests stop, failing") or diag("exit $code: $out$err");
+}
+
+my ($has_gpu, $why) = gpu_available();
+SKIP: {
+    skip "no GPU: a missing kernel image and a missing feature can only be seen on one ($why)", 5 unless $has_gpu;
+    # A binary with machine code for another GPU only: exit 6, with the rebuild to do.
+    my ($code, $out, $err) = run('obj/test/step01_foreign_arch', '-n', 64);
+    ok($code == $EXIT{no_kernel_image} && one_line($err) && $err =~ /no code for this GPU.*make ARCH=sm_\d+ all/,
+       "step01 built for another GPU: exit 6, one line naming the rebuild") or diag("exit $code: $err");
+    # A GPU below what the step needs: exit 4, one line naming both; its tests skip.
+    ($code, $out, $err) = run('obj/test/step01_needs_cc99', '-n', 64);
+    ok($code == $EXIT{no_feature} && one_line($err) && $err =~ /^step01 needs compute capability 9\.9 \(.*\); this GPU .* is \d+\.\d+$/,
+       "step01 asking for compute capability 9.9: exit 4, one line") or diag("exit $code: $err");
+    my ($runs, $reason) = runs_here('obj/test/step01_needs_cc99');
+    ok(!$runs && $reason =~ /needs compute capability 9\.9/, "... which the GPU tests take as a skip, with the reason");
+    ($code, $out, $err) = run('step01_naive/step01', '--gpu-check');
+    ok($code == 0 && $out =~ /^step01: runs on /, "step01 --gpu-check: exit 0, one line") or diag("exit $code: $out$err");
+    ($code, $out, $err) = run('step10_pipelined/step10', '--gpu-check');
+    ok(($code == 0 && $out =~ /at n = 1000 as \S+/) || ($code == 4 && $err =~ /needs compute capability 8\.0 \(cp\.async\)/),
+       "step10 --gpu-check: runs (naming its configuration) or needs 8.0 for cp.async") or diag("exit $code: $out$err");
+}
+
+# The CPU chapter's version of exit 4: an instruction set this CPU lacks, asked for.
+SKIP: {
+    my ($code, $out) = run('cpu/cpu_gemm', '--features');
+    skip "this CPU has AVX-512: nothing to lack", 1 if $out =~ /^isa=avx512$/m;
+    ($code, $out, my $err) = run('cpu/cpu_gemm', '-n', 8, '--variant', 'packed', '--isa', 'avx512');
+    ok($code == $EXIT{no_feature} && one_line($err) && $err =~ /does not have it/,
+       "cpu_gemm --isa avx512 on a CPU without it: exit 4, one line") or diag("exit $code: $err");
+}
+
+done_testing();

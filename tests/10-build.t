@@ -1,0 +1,33 @@
+#!/usr/bin/env perl
+# What the build put in the programs: with no GPU and no ARCH, a fat binary that runs on
+# every GPU a student is likely to have (machine code for sm_75, sm_80, sm_86, sm_89,
+# sm_90 at least, and PTX for newer GPUs); with ARCH=sm_XX or a GPU, code for that one.
+# Read from the programs themselves (scripts/fatbin_archs.py), not from the Makefile.
+use strict;
+use warnings;
+use Test::More;
+require './tests/lib.pl';
+our @PROGRAMS;
+
+plan skip_all => "python3 is not installed" if system('python3 -c "" 2>/dev/null') != 0;
+plan skip_all => "objcopy (binutils) is not installed" if system('objcopy --version >/dev/null 2>&1') != 0;
+open my $fh, '<', 'obj/arch.stamp' or BAIL_OUT("obj/arch.stamp is missing: run make");
+my $flags = <$fh> // '';
+chomp $flags;
+my @wanted = $flags =~ /code=sm_(\d+)/g;
+push @wanted, $1 if $flags =~ /-arch=sm_(\d+)/;
+ok(@wanted, "the build's flags name at least one architecture ($flags)");
+if ($flags =~ /-gencode/) {
+    my %has = map { $_ => 1 } @wanted;
+    ok(!grep({ !$has{$_} } qw(75 80 86 89 90)), "the default build asks for sm_75, sm_80, sm_86, sm_89 and sm_90");
+}
+for my $p (@PROGRAMS, 'transpose/transpose') {
+    my ($code, $out, $err) = run('python3', 'scripts/fatbin_archs.py', $p);
+    my ($sm) = $out =~ /machine code ([\w ]+?)(;|$)/;
+    my %have = map { /sm_(\d+)/ ? ($1 => 1) : () } split / /, $sm // '';
+    my @missing = grep { !$have{$_} } @wanted;
+    ok($code == 0 && !@missing, "$p holds machine code for every architecture built for (@wanted)")
+        or diag("missing: @missing; $out$err");
+    ok($out =~ /PTX compute_\d+/, "$p holds PTX, for GPUs newer than its machine code") if $flags =~ /-gencode/;
+}
+done_testing();
