@@ -49,7 +49,7 @@ COMMON_SRC := common/step_main.c common/args.c common/matrix.c common/timing.c c
 COMMON_OBJ := $(patsubst common/%.c,obj/common/%.o,$(COMMON_SRC))
 HEADERS := $(wildcard common/*.h)
 
-.PHONY: all build help test clean regs sanitize profile compare tile-programs tile-sweep plots plots-env cpu cpu-sweep transpose transpose-profile warptile-sweep $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
+.PHONY: all build help test clean regs sanitize profile profile-launch pitch-profile compare tile-programs tile-sweep plots plots-env cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep gpu-info all-archs reproduce $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
 .DEFAULT_GOAL := all
 
 all build: $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose obj/gpu_info
@@ -57,12 +57,14 @@ all build: $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose obj/gpu_in
 help:
 	@echo "make                 build every program (no GPU needed to build)"
 	@echo "make step01 .. step10  build that step and run it at n = 1000 (ARGS='-n 4096' to change)"
+	@echo "make cublas          build and run the ceiling, cuBLAS SGEMM, at n = 1000"
+	@echo "make gpu-info        this GPU, its shared-memory limits, and which steps will run on it"
 	@echo "make test            unit, command-line and (with a GPU) correctness tests, via prove"
-	@echo "make profile STEP=05 ncu metrics of that step's kernel at n = 1000 (NCU_N=..., STEP=cublas)"
-	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
-	@echo "make regs            registers, shared memory and spills per kernel (-Xptxas -v)"
+	@echo "make reproduce       measure everything the READMEs show again, on this GPU and CPU, and"
+	@echo "                     redraw the charts and tables (ONLY=\"compare caps\", SKIP=\"cpu\")"
 	@echo "make compare         every step and cuBLAS on the GPU at SIZES (default \"1000 4096\"),"
 	@echo "                     the comparison table, rows into results/<device>.csv"
+	@echo "make config-sweep    step 10's configurations (tile shape, stages) at n = 1000 ... 8192"
 	@echo "make tile-sweep      step 05's tile size 4..32 against the naive kernel, n = 512..8192"
 	@echo "make warptile-sweep  steps 09 and 10: the tile shapes tried, at n = 1000 and 4096"
 	@echo "make plots           the charts in plots/ and the README tables, from results/"
@@ -70,8 +72,16 @@ help:
 	@echo "make cpu-sweep       the lab's block-size sweep (8 .. 1024) at n = 1024 and 2048"
 	@echo "make transpose       the transpose chapter: every variant at 2048 x 1536 and 8192 x 8192"
 	@echo "make transpose-profile  ncu: bank conflicts and store sectors per transpose variant"
+	@echo "make profile STEP=05 ncu metrics of that step's kernel at n = 1000 (NCU_N=..., STEP=cublas)"
+	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
+	@echo "make regs            registers, shared memory and spills per kernel (-Xptxas -v)"
+	@echo "make all-archs       build for each architecture in turn (sm_75 ... sm_120), as CI does"
 	@echo "make clean           remove what the build made"
-	@echo "ARCH=sm_90           build GPU code for that architecture (default: the installed GPU's)"
+	@echo "ARCH=sm_75           build GPU code for that architecture only (default: the installed GPU's,"
+	@echo "                     or without one a fat binary for sm_75 ... sm_120 plus PTX)"
+	@echo "SMEM_LIMIT=99K       run (test, compare, stepNN) as a GPU with that much shared memory per"
+	@echo "                     block would (sets MATMUL_SMEM_LIMIT); figures say \"capped to 99 KB\""
+	@echo "OPENBLAS=0           build the CPU chapter without OpenBLAS even where it is installed"
 
 obj/common/%.o: common/%.c $(HEADERS) | obj/common
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -132,6 +142,24 @@ obj/transpose/kernels.o: transpose/kernels.cu transpose/transpose.h $(HEADERS) $
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 transpose/transpose: $(TRANSPOSE_OBJ) obj/common/args.o obj/common/matrix.o obj/common/timing.o obj/common/gpu.o
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS)
+
+# make gpu-info: the device, what this build carries, and which programs run here and how.
+gpu-info: all
+	@python3 scripts/fatbin_archs.py step01_naive/step01 | sed 's/^[^:]*: /This build:        /'
+	@obj/gpu_info --describe || { code=$$?; [ $$code = 3 ] && exit 0; exit $$code; }; \
+	echo "At n = 4096:"; \
+	for p in $(PROGRAMS) cublas/cublas; do out=$$(./$$p --gpu-check -n 4096 2>&1); code=$$?; \
+	    case $$code in 0) echo "  $$out";; 4) echo "  skips: $$out";; \
+	    *) echo "  FAILS (exit $$code): $$out"; exit $$code;; esac; done
+
+# Every architecture CUDA 13 builds for, one after the other (what CI checks), then the
+# default build again.
+all-archs:
+	@set -e; for a in $(ALL_ARCHS); do echo "== make ARCH=sm_$$a all"; \
+	    $(MAKE) --no-print-directory ARCH=sm_$$a all > obj/all-archs-sm_$$a.log 2>&1 || \
+	    { tail -n 30 obj/all-archs-sm_$$a.log; exit 1; }; done
+	@echo "== make all (the default build)"; $(MAKE) --no-print-directory all > obj/all-archs-default.log 2>&1 || \
+	    { tail -n 30 obj/all-archs-default.log; exit 1; }
 
 obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/args.o obj/common/timing.o
 	$(NVCC) -o $@ $^
@@ -214,6 +242,15 @@ transpose-profile: transpose/transpose
 warptile-sweep: all
 	python3 scripts/warptile_sweep.py
 
+# Step 10's configurations, each run through --config.
+config-sweep: all
+	python3 scripts/config_sweep.py
+
+# Everything the READMEs show, measured again here (scripts/reproduce.py): ONLY="parts"
+# runs some of it, SKIP="parts" leaves some out; the plan and its time come first.
+reproduce: all tile-programs obj/harness_test $(TEST_HELPERS)
+	python3 scripts/reproduce.py $(if $(ONLY),--only "$(ONLY)") $(if $(SKIP),--skip "$(SKIP)")
+
 # Charts into plots/ and the README tables, from results/. matplotlib where python3 can
 # import it, else a local virtual environment made once from plots/requirements.txt.
 PLOT_PYTHON = $(shell python3 -c 'import matplotlib' 2>/dev/null && echo python3 || echo .venv/bin/python)
@@ -242,12 +279,31 @@ profile: all
 	    $(if $(filter cublas,$(STEP)),./cublas/cublas,./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) \
 	    -n $(NCU_N) --reps 1
 
+# The launch configuration cuBLAS chose (grid, block, registers, shared memory).
+profile-launch: all
+	ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic \
+	    $(if $(filter cublas,$(STEP)),./cublas/cublas,./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) -n $(NCU_N) --reps 1
+
+# Step 04's lesson in counters: sectors per global-load request and DRAM bytes, with and
+# without cudaMallocPitch, at a sector-aligned width (1000) and unaligned ones.
+PITCH_METRICS := gpu__time_duration.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,lts__t_bytes.sum,dram__bytes_read.sum
+pitch-profile: all
+	@for n in 1000 1001 4001; do for p in step03_shared_row/step03 step04_pitch/step04; do \
+	    echo "\$$ $$p -n $$n"; ./$$p -n $$n --reps 20 | grep -E "Pitch|Kernel"; \
+	    ncu --clock-control none --kernel-name regex:matmult_kernel --launch-skip 1 --launch-count 1 \
+	        --metrics $(PITCH_METRICS) ./$$p -n $$n --reps 1 --check none 2>&1 | grep -E "^    [a-z]"; done; done
+
+# Every step at two sizes, and step 10 in each of its configurations (n = 300).
 SANITIZE_SIZES ?= 17 100
+STEP10_CONFIGS = $(shell ./step10_pipelined/step10 --config '?' 2>&1 | sed -n 's/.*expected one of \(.*\) (try --help)/\1/p' | tr -d ',')
 sanitize: all
 	@set -e; for p in $(PROGRAMS); do for n in $(SANITIZE_SIZES); do for tool in memcheck racecheck; do \
 	    echo "== $$tool $$p -n $$n"; \
 	    compute-sanitizer --tool $$tool --error-exitcode 9 ./$$p -n $$n --reps 1 --check full --csv; \
 	done; done; done; \
+	for c in $(STEP10_CONFIGS); do for tool in memcheck racecheck; do echo "== $$tool step10 --config $$c -n 300"; \
+	    compute-sanitizer --tool $$tool --error-exitcode 9 ./step10_pipelined/step10 --config $$c -n 300 --reps 1 --csv; \
+	done; done; \
 	for tool in memcheck racecheck; do echo "== $$tool transpose --rows 100 --cols 77"; \
 	    compute-sanitizer --tool $$tool --error-exitcode 9 ./transpose/transpose --rows 100 --cols 77 \
 	        --iters 1 --variant naive,shared,shared_padded,tiled32x8,copy,copy_kernel --csv; done; \

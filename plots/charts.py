@@ -49,7 +49,14 @@ def short(device):
     return device.replace("NVIDIA ", "").split(" ")[0]
 
 
-def speedup_chart(device, res, art, out):
+def skipped_note(fig, skipped):
+    """Under a chart: the programs this GPU could not run, and why (make compare recorded it)."""
+    if skipped:
+        fig.text(0.01, -0.02, "\n".join(f"{p}: not run on this GPU ({why})" for p, why in sorted(skipped.items())),
+                 fontsize=7, va="top", color="#555555")
+
+
+def speedup_chart(device, res, art, out, skipped=None):
     series = []  # (label, speedup per step (None: no figure), colour)
     a = [float(art[s]["e2e_gflops"]) if s in art else None for s in ladder.STEPS]
     if a[0]:
@@ -57,9 +64,9 @@ def speedup_chart(device, res, art, out):
                        [x / a[0] if x else None for x in a], "#999999"))
     for n, key, label, color in ((1000, "total_ms", "end-to-end", "#9ecae1"), (1000, "kernel_ms", "kernel", "#3182bd"),
                                  (4096, "kernel_ms", "kernel", "#08519c")):
-        if all((s, n) in res for s in ladder.STEPS):
-            t = [float(res[(s, n)][key]) for s in ladder.STEPS]
-            series.append((f"{short(device)} {label}, n = {n}", [t[0] / x for x in t], color))
+        if ("step01", n) in res:  # a step this GPU cannot run has no bar (skipped_note says why)
+            t = [float(res[(s, n)][key]) if (s, n) in res else None for s in ladder.STEPS]
+            series.append((f"{short(device)} {label}, n = {n}", [t[0] / x if x else None for x in t], color))
     fig, ax = plt.subplots(figsize=(11, 5.5))
     width = 0.8 / max(len(series), 1)
     for i, (label, values, color) in enumerate(series):
@@ -79,13 +86,14 @@ def speedup_chart(device, res, art, out):
                  "beside the article's GeForce 8800GT (2008); steps 07-10 go past the article", fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=2)
     ax.grid(axis="y", which="both", alpha=0.3)
+    skipped_note(fig, skipped)
     save(fig, out, "speedup")
 
 
-def gflops_chart(device, res, out):
+def gflops_chart(device, res, out, skipped=None):
     fig, ax = plt.subplots(figsize=(8, 5))
-    # The sweep's sizes: those measured for every program (not one-off experiments).
-    sweep = {n for (_, n) in res if all((p, n) in res for p in ladder.LADDER)}
+    # The sweep's sizes: those measured for step 01 and cuBLAS (not one-off experiments).
+    sweep = {n for (_, n) in res if ("step01", n) in res and ("cublas", n) in res}
     for prog in ladder.LADDER:
         pts = sorted((n, float(r["gflops"])) for (p, n), r in res.items() if p == prog and n in sweep)
         if len(pts) < 2:
@@ -100,6 +108,7 @@ def gflops_chart(device, res, out):
     ax.set_title(f"Kernel GFLOPS against n, {device} (measured {measured_on(res)})", fontsize=10)
     ax.legend(fontsize=7)
     ax.grid(which="both", alpha=0.3)
+    skipped_note(fig, skipped)
     save(fig, out, "gflops_vs_n")
 
 
@@ -227,8 +236,9 @@ def main(argv):
         return 2
     res, art = devices[device], readme_tables.article(a.results)
     os.makedirs(a.out, exist_ok=True)
-    speedup_chart(device, res, art, a.out)
-    gflops_chart(device, res, a.out)
+    skipped = readme_tables.skipped_programs(a.results).get(device, {})
+    speedup_chart(device, res, art, a.out, skipped)
+    gflops_chart(device, res, a.out, skipped)
     accuracy_chart(device, res, art, a.out)
     time_split_chart(device, res, a.out)
     cpu_charts(a.results, a.out)

@@ -48,7 +48,7 @@ def parse_args(argv):
 def fmt_table(rows, n):
     """The comparison table for one size: step, lesson, kernel ms, GFLOPS, speedup over
     step 01, % of cuBLAS, end-to-end ms, max and average relative error."""
-    by = {r["program"]: r for r in rows if int(r["n"]) == n}
+    by = {r["program"]: r for r in rows if int(r["n"]) == n and not r["status"].startswith("skipped")}
     base = float(by["step01"]["kernel_ms"]) if "step01" in by else None
     ceiling = float(by["cublas"]["gflops"]) if "cublas" in by else None
     head = ["program", "lesson", "kernel ms", "GFLOPS", "x step01", "% cuBLAS", "end-to-end ms", "max rel err",
@@ -82,13 +82,13 @@ def main(argv):
             i += 1
             cmd = [ladder.program_path(prog), "-n", str(n), "--reps", str(a.reps), "--csv"]
             print(f"[{i:2d}/{total}] {prog} n={n} ...", end=" ", flush=True)
-            if prog in skipped:
-                print(f"skipped: {skipped[prog]}")
-                continue
             p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
             if p.returncode == ladder.EXIT_NO_FEATURE:  # this GPU lacks what the step needs: skip, saying why
                 skipped[prog] = p.stderr.strip()
                 print(f"skipped: {skipped[prog]}")
+                rows.append({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
+                             "command": " ".join(cmd), "program": prog, "n": str(n), "device": device,
+                             "status": f"skipped: {skipped[prog]}"})
                 continue
             if p.returncode not in (0, 1):
                 print(f"exit {p.returncode}: {p.stderr.strip()}")

@@ -22,15 +22,38 @@ STEP_SIZES = {"step04": (1000, 1001, 4001, 4096)}  # the pitch experiment's size
 STEP_SIZES.update({s: (1000, 4096, 8192) for s in ("step07", "step08", "step09", "step10")})
 
 
-def device_results(results_dir):
-    """{device: {(program, n): row}} from the ladder CSVs in results/ (one per device)."""
+NOT_LADDER = r"-(cpu|transpose|tile-sweep|warptile-sweep|config-sweep|reproduce)\.csv$"
+
+
+def ladder_files(results_dir):
+    """The ladder CSVs in results/ (one per device, and one per shared-memory cap)."""
+    return [p for p in sorted(glob.glob(os.path.join(results_dir, "*.csv")))
+            if os.path.basename(p) != ARTICLE and not re.search(NOT_LADDER, os.path.basename(p))]
+
+
+def capped(device):
+    return " capped to " in device
+
+
+def device_results(results_dir, caps=False):
+    """{device: {(program, n): row}} from the ladder CSVs: the devices as they are, or (caps)
+    only the runs under a shared-memory cap. Rows of programs the GPU could not run
+    (status "skipped: why") are left out here; skipped_programs() tells why."""
     out = {}
-    for path in sorted(glob.glob(os.path.join(results_dir, "*.csv"))):
-        name = os.path.basename(path)
-        if name == ARTICLE or re.search(r"-(cpu|transpose|tile-sweep|warptile-sweep)\.csv$", name):
-            continue
+    for path in ladder_files(results_dir):
         for row in ladder.read_results(path):
-            out.setdefault(row["device"], {})[(row["program"], int(row["n"]))] = row
+            if capped(row["device"]) == caps and not row["status"].startswith("skipped"):
+                out.setdefault(row["device"], {})[(row["program"], int(row["n"]))] = row
+    return out
+
+
+def skipped_programs(results_dir):
+    """{device: {program: why}}: what a GPU could not run (make compare records the reason)."""
+    out = {}
+    for path in ladder_files(results_dir):
+        for row in ladder.read_results(path):
+            if row["status"].startswith("skipped"):
+                out.setdefault(row["device"], {})[row["program"]] = row["status"].split(":", 1)[-1].strip()
     return out
 
 
@@ -71,8 +94,14 @@ def link(program):
     return f"[{program}]({ladder.LADDER[program][0]}/)"
 
 
+def skipped_note(skipped, device):
+    why = skipped.get(device, {})
+    return "".join(f"\n\n{prog} did not run on this GPU: {reason}" for prog, reason in sorted(why.items()))
+
+
 def ladder_table(devices, art, results_dir):
     parts = []
+    skipped = skipped_programs(results_dir)
     for device, res in devices.items():
         peak = fp32_peak_gflops(results_dir, device)
         for n in LADDER_SIZES:
@@ -102,7 +131,8 @@ def ladder_table(devices, art, results_dir):
                            "8800GT max rel. error"]
             dates = sorted({r["date"][:10] for (p, m), r in res.items() if m == n})
             note = "; 8800GT columns: the article's own figures" if n == 1000 else ""
-            parts.append(f"**{device}, n = {n}** (measured {', '.join(dates)}{note})\n\n" + table(header, rows))
+            parts.append(f"**{device}, n = {n}** (measured {', '.join(dates)}{note})\n\n" + table(header, rows)
+                         + skipped_note(skipped, device))
     return "\n\n".join(parts)
 
 
@@ -241,6 +271,67 @@ def warptile_sweep_table(results_dir):
     return "\n\n".join(parts)
 
 
+# The shared memory per block of the GPUs a cap stands for (bytes).
+CAP_GPUS = {65536: "T4 (though it lacks cp.async)", 101376: "RTX 30/40/50, L4, A10", 166912: "A100", 232448: "H100, H200, B200"}
+
+
+def caps_table(results_dir):
+    """Step 10 under each shared-memory cap beside the same GPU uncapped: the configuration
+    the harness chose, its speed, and cuBLAS and step 09 measured in the same run."""
+    plain, caps = device_results(results_dir), device_results(results_dir, caps=True)
+    parts = []
+    for base, res in plain.items():
+        mine = sorted(((d, r) for d, r in caps.items() if d.startswith(base + " capped to ")),
+                      key=lambda dr: -float(dr[0].rsplit(" ", 2)[1]))
+        if not mine:
+            continue
+        body = []
+        for n in (1000, 4096, 8192):
+            for device, runs in [(base, res)] + mine:
+                s10, blas, s09 = runs.get(("step10", n)), runs.get(("cublas", n)), runs.get(("step09", n))
+                if not s10:
+                    continue
+                limit = int(s10["smem_limit"]) if s10.get("smem_limit") else None
+                label = device if capped(device) else f"{device} (uncapped)"
+                body.append([label, CAP_GPUS.get(limit, ""), str(n), s10.get("config", ""),
+                             f(int(s10["smem_bytes"]) / 1024, 0) if s10.get("smem_bytes") else "",
+                             f(s10["kernel_ms"], 3), f(s10["gflops"], 0), f(blas["gflops"], 0) if blas else "",
+                             f(100 * float(s10["gflops"]) / float(blas["gflops"]), 1) + "%" if blas else "",
+                             f(float(s10["gflops"]) / float(s09["gflops"])) + "x" if s09 else ""])
+        dates = sorted({r["date"][:10] for _, runs in mine for r in runs.values()})
+        parts.append(f"**{base}, its shared memory per block capped (MATMUL_SMEM_LIMIT) to what smaller GPUs allow** "
+                     f"(measured {', '.join(dates)}; cuBLAS and step 09 in the same run; the cap limits a block's "
+                     "shared memory only, not the SM's, its clocks or its bandwidth: these are the H100's figures with "
+                     "less shared memory, not another GPU's)\n\n"
+                     + table(["device", "a GPU with this limit", "n", "step 10 ran", "KB per block", "kernel ms",
+                              "GFLOPS", "cuBLAS GFLOPS", "% of cuBLAS", "x step 09"], body, 4))
+    return "\n\n".join(parts)
+
+
+def config_sweep_table(results_dir):
+    """Every configuration of step 10, forced with --config: shared memory and GFLOPS."""
+    parts = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-config-sweep.csv"))):
+        rows = ladder.read_results(path)
+        if not rows:
+            continue
+        sizes = sorted({int(r["n"]) for r in rows})
+        get = {(r["config"], int(r["n"])): r for r in rows}
+        configs = list(dict.fromkeys(r["config"] for r in sorted(rows, key=lambda r: -int(r["smem_bytes"]))))
+        body = []
+        for c in configs:
+            smem = int(next(r["smem_bytes"] for r in rows if r["config"] == c))
+            fits = [limit for limit in sorted(CAP_GPUS) if smem <= limit]
+            body.append([c, f(smem / 1024, 0), f"{fits[0] // 1024} KB and up" if fits else "none"]
+                        + [f(get[(c, n)]["gflops"], 0) if (c, n) in get else "" for n in sizes])
+        dates = ", ".join(sorted({r["date"][:10] for r in rows}))
+        parts.append(f"**{rows[0]['device']}** (measured {dates}; kernel GFLOPS, median of "
+                     f"{rows[0]['command'].split('--reps ')[1].split()[0]}; every configuration forced with --config)\n\n"
+                     + table(["configuration (tile / stages)", "KB per block", "fits a limit of"]
+                             + [f"GFLOPS n = {n}" for n in sizes], body, 3))
+    return "\n\n".join(parts)
+
+
 def rewrite(path, tables, check):
     with open(path) as fh:
         text = fh.read()
@@ -274,6 +365,8 @@ def main(args):
     tables["cpu"], tables["cpu-sweep"] = cpu_tables(results)
     tables["transpose"] = transpose_table(results)
     tables["warptile-sweep"] = warptile_sweep_table(results)
+    tables["step10-caps"] = caps_table(results)
+    tables["step10-configs"] = config_sweep_table(results)
     readmes = [os.path.join(ladder.ROOT, "README.md"), os.path.join(ladder.ROOT, "cpu", "README.md"),
                                os.path.join(ladder.ROOT, "transpose", "README.md")] + \
         [os.path.join(ladder.ROOT, ladder.LADDER[s][0], "README.md") for s in ladder.STEPS]

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """make warptile-sweep: the tile shapes tried for steps 09 and 10 on this GPU. Each
 shape is built from the step's own source with -D flags (BM, BN, BK, WM, WN, MIN_BLOCKS;
-for step 10 its large shape LBM ... LSTAGES, used at every n), run at the given sizes,
+for step 10 its large shape LBM ... LMIN_BLOCKS, used at every n, with each number of
+stages run through --config), run at the given sizes,
 and recorded with its registers per thread (ptxas) in
 results/<device-slug>-warptile-sweep.csv.
 
@@ -48,20 +49,23 @@ def arch_flags():
     return m.group(1).split() if m else ["-arch=sm_90"]
 
 
-def build(step, shape, stages, arch):
+def build(step, shape, arch):
+    """Build step 09 or 10 with this tile shape; step 10's stages are chosen at run time
+    (--config), its large shape being the one overridden, run at every n."""
     bm, bn, bk, wm, wn, minb = shape
-    name = f"{bm}x{bn}x{bk}_w{wm}x{wn}_b{minb}" + (f"_s{stages}" if stages else "")
+    name = f"{bm}x{bn}x{bk}_w{wm}x{wn}_b{minb}"
     src = f"step09_warptile/step09.cu" if step == "09" else "step10_pipelined/step10.cu"
     exe = f"obj/tile/step{step}_{name}"
-    if stages:  # step 10: its large shape, used at every n
-        defs = [f"-DLBM={bm}", f"-DLBN={bn}", f"-DLBK={bk}", f"-DLWM={wm}", f"-DLWN={wn}", f"-DLSTAGES={stages}",
-                f"-DLMIN_BLOCKS={minb}", "-DSMALL_MAX_N=0"]
+    if step == "10":
+        defs = [f"-DLBM={bm}", f"-DLBN={bn}", f"-DLBK={bk}", f"-DLWM={wm}", f"-DLWN={wn}", f"-DLMIN_BLOCKS={minb}",
+                "-DSMALL_MAX_N=0"]
     else:
         defs = [f"-DBM={bm}", f"-DBN={bn}", f"-DBK={bk}", f"-DWM={wm}", f"-DWN={wn}", f"-DMIN_BLOCKS={minb}"]
     cmd = ["nvcc", "-O3"] + arch + ["-Icommon", "-Xptxas", "-v"] + defs + ["-o", exe, src] + COMMON + \
         ["-Xcompiler", "-fopenmp"]
     p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-    regs = re.findall(r"Used (\d+) registers", p.stderr)[:1]  # step 10: the large shape's kernel
+    # ptxas reports each kernel; step 10's large-shape kernels come first (LARGE_4 ... LARGE_2)
+    regs = re.findall(r"Used (\d+) registers", p.stderr)[:1]
     spills = re.findall(r"(\d+) bytes spill stores", p.stderr)
     return name, exe, (regs[-1] if regs else "?") + ("+spills" if spills and spills[-1] != "0" else ""), p.returncode
 
@@ -81,37 +85,38 @@ def main(argv):
         return 3
     os.makedirs(os.path.join(ladder.ROOT, "obj", "tile"), exist_ok=True)
     arch = arch_flags()
-    jobs = []
-    for step in (("09", "10") if a.step == "both" else (a.step,)):
-        shapes = {"first": SHAPES, "more": MORE_SHAPES, "third": THIRD_SHAPES, "fourth": FOURTH_SHAPES,
-                  "fifth": FIFTH_SHAPES, "all": SHAPES + MORE_SHAPES + THIRD_SHAPES + FOURTH_SHAPES + FIFTH_SHAPES}[a.shapes]
-        for shape in shapes:
-            for stages in ([int(x) for x in a.stages.split()] if step == "10" else [None]):
-                jobs.append((step, shape, stages))
+    shapes = {"first": SHAPES, "more": MORE_SHAPES, "third": THIRD_SHAPES, "fourth": FOURTH_SHAPES,
+              "fifth": FIFTH_SHAPES, "all": SHAPES + MORE_SHAPES + THIRD_SHAPES + FOURTH_SHAPES + FIFTH_SHAPES}[a.shapes]
+    jobs = [(step, shape) for step in (("09", "10") if a.step == "both" else (a.step,)) for shape in shapes]
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        built = list(pool.map(lambda j: (j,) + build(j[0], j[1], j[2], arch), jobs))
+        built = list(pool.map(lambda j: j + build(j[0], j[1], arch), jobs))
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
     rows = []
-    tag = {"first": "", "more": "", "third": "+swizzle", "fourth": "+swizzle", "fifth": "+swizzle"}.get(a.shapes, "")
-    for (step, shape, stages), name, exe, regs, rc in built:
+    # Rows measured before the swizzle of A's tile existed carry no tag; the code has it now.
+    tag = "+swizzle"
+    for step, shape, name, exe, regs, rc in built:
         bm, bn, bk, wm, wn, minb = shape
         threads = 32 * (bm // wm) * (bn // wn)
         if rc != 0:
             print(f"step{step} {name}: does not build")
             continue
-        for n in sizes:
-            cmd = [exe, "-n", str(n), "--reps", str(a.reps), "--csv"]
-            p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-            if p.returncode not in (0, 1):
-                print(f"step{step} {name} n={n}: exit {p.returncode} {p.stderr.strip()}")
-                continue
-            r = ladder.parse_program_csv(p.stdout)
-            rows.append({"date": stamp, "command": " ".join(cmd), "program": f"step{step}", "config": name + tag,
-                         "threads": threads, "registers": regs, "n": n, "device": device,
-                         "kernel_ms": r["kernel_ms"], "gflops": r["gflops"], "max_rel_err": r["max_rel_err"],
-                         "status": r["status"]})
-            print(f"step{step} {name:28s} {threads:4d} threads {regs:>12s} regs  n={n:5d} "
-                  f"{float(r['kernel_ms']):9.3f} ms {float(r['gflops']):9.0f} GFLOPS {r['status']}", flush=True)
+        for stages in ([int(x) for x in a.stages.split()] if step == "10" else [None]):
+            config = name + (f"_s{stages}" if stages else "")
+            for n in sizes:
+                cmd = [exe, "-n", str(n), "--reps", str(a.reps), "--csv"]
+                if stages:
+                    cmd += ["--config", f"{bm}x{bn}x{bk}/{stages}"]
+                p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
+                if p.returncode not in (0, 1):
+                    print(f"step{step} {config} n={n}: exit {p.returncode} {p.stderr.strip()}")
+                    continue
+                r = ladder.parse_program_csv(p.stdout)
+                rows.append({"date": stamp, "command": " ".join(cmd), "program": f"step{step}", "config": config + tag,
+                             "threads": threads, "registers": regs, "n": n, "device": device,
+                             "kernel_ms": r["kernel_ms"], "gflops": r["gflops"], "max_rel_err": r["max_rel_err"],
+                             "status": r["status"]})
+                print(f"step{step} {config:28s} {threads:4d} threads {regs:>12s} regs  n={n:5d} "
+                      f"{float(r['kernel_ms']):9.3f} ms {float(r['gflops']):9.0f} GFLOPS {r['status']}", flush=True)
     path = os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-warptile-sweep.csv")
     if rows:
         ladder.merge_results(path, rows, COLUMNS, KEY)

@@ -20,6 +20,11 @@ for my $f (glob "results/*.csv") {
     } elsif ($f =~ /-warptile-sweep\.csv$/) {
         like($header, qr/^date,command,program,config,threads,registers,n,device,kernel_ms,gflops/,
              "$f has the warptile sweep's columns");
+    } elsif ($f =~ /-config-sweep\.csv$/) {
+        like($header, qr/^date,command,program,config,smem_bytes,n,device,kernel_ms,gflops/,
+             "$f has the configuration sweep's columns");
+    } elsif ($f =~ /-reproduce\.csv$/) {
+        like($header, qr/^date,device,fp32_peak_gflops,part,seconds/, "$f has make reproduce's timings");
     } elsif ($f =~ /-tile-sweep\.csv$/) {
         like($header, qr/^date,command,kernel,tile,threads_per_block,n,device,kernel_ms,gflops/,
              "$f has the tile sweep's columns");

@@ -43,6 +43,20 @@ with tempfile.TemporaryDirectory() as tmp:
         svg = os.path.join(out, name + ".svg")
         ok(os.path.exists(svg) and os.path.getsize(svg) > 10000 and DEVICE.split(" (")[0] in open(svg).read(),
            f"{name}.svg written, naming the device")
+    # A GPU that could not run step 10 (exit 4): make compare records why; the charts leave
+    # its bar out and say why beneath.
+    small = "Fixture small GPU (test data)"
+    skipped = [dict(r, device=small) for r in rows if r["program"] != "step10"]
+    skipped += [{"program": "step10", "n": str(n), "device": small, "date": "2026-01-01T00:00Z", "command": "fixture",
+                 "status": "skipped: step10 needs compute capability 8.0 (cp.async); this GPU is 7.5"}
+                for n in (256, 1000, 4096)]
+    ladder.merge_results(os.path.join(results, "fixture-small.csv"), skipped)
+    out2 = os.path.join(tmp, "plots2")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "charts.py"), "--results", results, "--out", out2,
+                        "--device", small], capture_output=True, text=True)
+    svg = os.path.join(out2, "speedup.svg")
+    ok(p.returncode == 0 and os.path.exists(svg) and "needs compute capability 8.0" in open(svg).read(),
+       "a GPU without step 10: the charts are drawn and say why step 10 is missing", p.stdout + p.stderr)
     p = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "charts.py"), "--results", tmp + "/none"],
                        capture_output=True, text=True)
     ok(p.returncode != 0 and "no results" in p.stderr, "no results: a clear error", p.stderr)

@@ -54,6 +54,24 @@ with tempfile.TemporaryDirectory() as tmp:
     line5 = [l for l in table.splitlines() if l.startswith("step05")][0]
     ok(" 2.00 " in line5 and " 25.0 " in line5, "step05: 2x step01, 25% of cuBLAS", line5)
 
+# A program the GPU could not run (exit 4): make compare records the reason, and the
+# tables say it under the ladder.
+import readme_tables  # noqa: E402
+with tempfile.TemporaryDirectory() as tmp:
+    small = [row(p, 1000, "GPU S", t) for p, t in (("step01", 4.0), ("step02", 4.0), ("step03", 4.0),
+                                                    ("step04", 4.0), ("step05", 2.0), ("step06", 2.0))]
+    small.append({"program": "step10", "n": "1000", "device": "GPU S", "date": "2026-01-01T00:00Z", "command": "x",
+                  "status": "skipped: step10 needs compute capability 8.0 (cp.async); this GPU is 7.5"})
+    ladder.merge_results(os.path.join(tmp, "gpu-s.csv"), small)
+    devices = readme_tables.device_results(tmp)
+    text = readme_tables.ladder_table(devices, {}, tmp)
+    ok(("step10", 1000) not in devices["GPU S"] and "step10 did not run on this GPU: step10 needs compute capability 8.0"
+       in text, "a skipped program: left out of the figures, its reason under the table", text)
+    ladder.merge_results(os.path.join(tmp, "gpu-s-capped.csv"), [row("step10", 1000, "GPU S capped to 64 KB", 1.0)])
+    ok("GPU S capped to 64 KB" not in readme_tables.device_results(tmp)
+       and "GPU S capped to 64 KB" in readme_tables.device_results(tmp, caps=True),
+       "runs under a shared-memory cap are kept apart from the GPU's own figures")
+
 try:
     ladder.parse_program_csv("a,b,c")
     ok(False, "parse_program_csv rejects a short row")

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""make reproduce: measure again, on this machine's GPU and CPU, everything the READMEs
+show, then redraw the charts and rewrite the tables. Each part writes its rows into
+results/<device-slug>*.csv (or results/<host-slug>-cpu.csv) and its log into
+results/<device-slug>-<part>.txt, headed with the date and the commands. It prints what
+it will run and how long that should take before it starts, and its progress as it goes.
+
+Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
+  device          the GPU, driver, clocks and tools
+  config-sweep    step 10's configurations (tile shape, pipeline depth) at n = 1000 ... 8192
+  compare         every step and cuBLAS at n = 256 ... 8192; steps 03-04 at 1001 and 4001
+  article         every program's article-style output at n = 1000
+  caps            steps 09-10 and cuBLAS under the shared memory of smaller GPUs (64, 99,
+                  163 KB per block), labelled "capped to N KB"
+  tile-sweep      step 05's tile size against the naive kernel
+  warptile-sweep  the tile shapes of steps 09 and 10
+  transpose       the transpose chapter, and its ncu counters where ncu is installed
+  ncu             the profiler's evidence of the READMEs (needs ncu)
+  cpu             the CPU chapter on this machine's CPU (make cpu, make cpu-sweep)
+  test            make test and make sanitize (sanitize needs compute-sanitizer)
+  plots           the charts and the README tables, from results/
+
+Usage: scripts/reproduce.py [--only "PART ..."] [--skip "PART ..."] [--dry-run]
+"""
+import argparse
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ladder  # noqa: E402
+
+PARTS = ["device", "config-sweep", "compare", "article", "caps", "tile-sweep", "warptile-sweep", "transpose",
+         "ncu", "cpu", "test", "plots"]
+GPU_PARTS = set(PARTS) - {"cpu", "plots"}
+# The shared-memory limits per block of smaller GPUs (bytes): T4; RTX 30/40/50, L4, A10; A100.
+CAPS = [(65536, "T4"), (101376, "RTX 30/40/50, L4, A10"), (166912, "A100")]
+COMPARE_SIZES = "256 512 1000 2048 4096 8192"
+PITCH_SIZES = "1001 4001"  # rows that are not 16-byte multiples: step 04's lesson
+REPS = 20
+TIMINGS_COLUMNS = ["date", "device", "fp32_peak_gflops", "part", "seconds"]
+
+
+def py(script, *args):
+    return [sys.executable, os.path.join("scripts", script)] + list(args)
+
+
+def make(*args):
+    return ["make", "--no-print-directory"] + list(args)
+
+
+def part_commands(part, device, fields, have_ncu, have_sanitizer):
+    """[(command, environment overrides or None, the log's name suffix)] for one part."""
+    if part == "device":
+        query = "name,driver_version,clocks.max.sm,clocks.max.mem,power.limit"
+        return [(["date", "-u"], None, "device"),
+                (["nvidia-smi", f"--query-gpu={query}", "--format=csv"], None, "device"),
+                (["obj/gpu_info"], None, "device"), (["obj/gpu_info", "--describe"], None, "device"),
+                (["sh", "-c", "lscpu | grep -E 'Model name|^CPU\\(s\\)'"], None, "device"),
+                (["sh", "-c", "nvcc --version | tail -n 1"], None, "device")] + \
+            ([(["sh", "-c", "ncu --version | tail -n 1"], None, "device")] if have_ncu else [])
+    if part == "config-sweep":
+        return [(py("config_sweep.py", "--sizes", "1000 2048 4096 8192", "--reps", str(REPS)), None, "config-sweep")]
+    if part == "compare":
+        return [(py("compare.py", "--sizes", COMPARE_SIZES, "--reps", str(REPS)), None, "compare"),
+                (py("compare.py", "--programs", "step03 step04", "--sizes", PITCH_SIZES, "--reps", str(REPS)), None,
+                 "compare")]
+    if part == "article":
+        return [([ladder.program_path(p), "-n", "1000", "--reps", str(REPS)], None, "article-style")
+                for p in ladder.LADDER]
+    if part == "caps":
+        limit = int(fields["smem_device_optin_bytes"])
+        return [(py("compare.py", "--programs", "step09 step10 cublas", "--sizes", "1000 4096 8192", "--reps",
+                    str(REPS)), {"MATMUL_SMEM_LIMIT": str(cap)}, "caps") for cap, _ in CAPS if cap < limit]
+    if part == "tile-sweep":
+        return [(make("tile-programs"), None, "tile-sweep"), (py("tile_sweep.py"), None, "tile-sweep")]
+    if part == "warptile-sweep":
+        return [(py("warptile_sweep.py"), None, "warptile-sweep")]
+    if part == "transpose":
+        return [(py("transpose_compare.py"), None, "transpose")] + \
+            ([(make("transpose-profile"), None, "transpose")] if have_ncu else [])
+    if part == "ncu":
+        if not have_ncu:
+            return []
+        cmds = [(make("profile", f"STEP={s:02d}", f"NCU_N={n}"), None, f"ncu-{n}") for n in (1000, 4096)
+                for s in range(1, 7)]
+        cmds += [(make("profile", f"STEP={s}", "NCU_N=4096", "NCU_SECTIONS=--section WarpStateStats"), None,
+                  "ncu-4096-beyond") for s in ("07", "08", "09", "10", "cublas")]
+        cmds += [(make("profile-launch", "STEP=cublas", "NCU_N=4096"), None, "ncu-cublas")]
+        cmds += [(make("pitch-profile"), None, "pitch")]
+        return cmds
+    if part == "cpu":
+        return [(make("cpu"), None, "cpu"), (make("cpu-sweep"), None, "cpu")]
+    if part == "test":
+        return [(make("test"), None, "test")] + ([(make("sanitize"), None, "sanitize")] if have_sanitizer else [])
+    if part == "plots":
+        return [(make("plots"), None, "plots")]
+    raise ValueError(part)
+
+
+def read_timings(results):
+    rows = []
+    for name in sorted(os.listdir(results)):
+        if name.endswith("-reproduce.csv"):
+            rows += ladder.read_results(os.path.join(results, name))
+    return rows
+
+
+def estimate(part, device, fields, timings):
+    """Seconds this part should take: what it took here before, else what it took on
+    another GPU, scaled by the FP32 peaks for the GPU's parts; None if never measured."""
+    mine = [float(r["seconds"]) for r in timings if r["part"] == part and r["device"] == device]
+    if mine:
+        return mine[-1]
+    other = [r for r in timings if r["part"] == part]
+    if not other:
+        return None
+    seconds, peak_there = float(other[-1]["seconds"]), other[-1].get("fp32_peak_gflops")
+    if part in GPU_PARTS and peak_there and fields:
+        seconds *= float(peak_there) / ladder.fp32_peak_gflops(fields)
+    return seconds
+
+
+def minutes(seconds):
+    return "unknown" if seconds is None else f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def run_logged(cmd, env, log, echo):
+    """Run cmd, appending its output to log (and to the console if echo); its exit code."""
+    with open(log, "a") as fh:
+        fh.write(("$ " + (" ".join(f"{k}={v}" for k, v in env.items()) + " " if env else "") + " ".join(cmd))
+                 + "\n")
+        fh.flush()
+        p = subprocess.Popen(cmd, cwd=ladder.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=dict(os.environ, **(env or {})))
+        for line in p.stdout:
+            fh.write(line)
+            if echo:
+                print("    " + line, end="", flush=True)
+        return p.wait()
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="reproduce.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="", help="run only these parts (space-separated)")
+    ap.add_argument("--skip", default="", help="leave these parts out")
+    ap.add_argument("--dry-run", action="store_true", help="print the plan and stop")
+    a = ap.parse_args(argv)
+    only, skip = a.only.split(), a.skip.split()
+    for name in only + skip:
+        if name not in PARTS:
+            ap.error(f"unknown part '{name}' (parts: {' '.join(PARTS)})")
+    parts = [p for p in PARTS if (not only or p in only) and p not in skip]
+
+    device, fields = ladder.gpu_info()
+    if device is None and any(p in GPU_PARTS for p in parts):
+        print(f"reproduce: no GPU to measure: {fields}. Without one, ONLY=\"cpu plots\" measures the CPU "
+              "chapter and redraws the charts.", file=sys.stderr)
+        return ladder.EXIT_NO_GPU
+    if device and "capped to" in device:
+        print(f"reproduce: MATMUL_SMEM_LIMIT is set ({device}); reproduce measures the GPU as it is "
+              "(its 'caps' part applies the caps itself): unset it", file=sys.stderr)
+        return 2
+    have_ncu, have_sanitizer = shutil.which("ncu") is not None, shutil.which("compute-sanitizer") is not None
+    results = os.path.join(ladder.ROOT, "results")
+    slug = ladder.slug(device) if device else "no-gpu"
+    timings = read_timings(results)
+
+    plan = [(p, part_commands(p, device, fields, have_ncu, have_sanitizer)) for p in parts]
+    total = 0.0
+    print(f"make reproduce on {device or 'this machine (no GPU)'}: {len(parts)} parts")
+    for i, (part, cmds) in enumerate(plan, 1):
+        est = estimate(part, device, fields, timings)
+        total += est or 0
+        why = "" if cmds else (" (skipped: ncu is not installed)" if part == "ncu" else " (skipped: nothing to do)")
+        print(f"  [{i:2d}] {part:15s} {len(cmds):2d} commands, about {minutes(est)}{why}")
+    print(f"  in all about {minutes(total)}" + (" (parts never measured before are not counted)"
+                                               if any(estimate(p, device, fields, timings) is None for p in parts)
+                                               else ""), flush=True)
+    if a.dry_run:
+        return 0
+
+    stamp = datetime.datetime.now(datetime.timezone.utc)
+    failed, done = [], []
+    for i, (part, cmds) in enumerate(plan, 1):
+        if not cmds:
+            continue
+        print(f"\n[{i:2d}/{len(plan)}] {part} ({datetime.datetime.now():%H:%M:%S})", flush=True)
+        started = time.time()
+        logs = set()
+        for cmd, env, suffix in cmds:
+            if part == "cpu":
+                log = os.path.join(results, host_slug() + "-cpu.txt")
+            else:
+                log = os.path.join(results, f"{slug}-{suffix}.txt")
+            if log not in logs:  # a fresh log per run of make reproduce
+                logs.add(log)
+                with open(log, "w") as fh:
+                    fh.write(f"# make reproduce, part '{part}', on {device or 'this machine'}, "
+                             f"{stamp:%Y-%m-%d %H:%M} UTC\n")
+            print(f"  $ {' '.join(cmd)}" + (f"   [{' '.join(f'{k}={v}' for k, v in env.items())}]" if env else ""),
+                  flush=True)
+            echo = part in ("compare", "caps", "config-sweep", "tile-sweep", "cpu")
+            code = run_logged(cmd, env, log, echo)
+            if code == ladder.EXIT_NO_FEATURE:  # this GPU lacks what the program needs: said in the log
+                print(f"  skipped (exit 4): see {os.path.relpath(log, ladder.ROOT)}", flush=True)
+            elif code != 0:
+                print(f"  exit {code}: see {os.path.relpath(log, ladder.ROOT)}", flush=True)
+                failed.append(f"{part}: {' '.join(cmd)} (exit {code})")
+        seconds = time.time() - started
+        done.append({"date": f"{stamp:%Y-%m-%dT%H:%MZ}", "device": device or "none", "part": part,
+                     "fp32_peak_gflops": f"{ladder.fp32_peak_gflops(fields):.0f}" if device else "",
+                     "seconds": f"{seconds:.0f}"})
+        print(f"  {part} took {minutes(seconds)}", flush=True)
+    if done:
+        ladder.merge_results(os.path.join(results, f"{slug}-reproduce.csv"), done, TIMINGS_COLUMNS,
+                             ("device", "part"))
+    if failed:
+        print("\nFAILED:\n  " + "\n  ".join(failed), file=sys.stderr)
+        return 1
+    print("\nmake reproduce: done; results/ holds the new figures (git diff results/ shows what moved)")
+    return 0
+
+
+def host_slug():
+    p = subprocess.run(["cpu/cpu_gemm", "--features"], cwd=ladder.ROOT, capture_output=True, text=True)
+    feats = dict(line.split("=", 1) for line in p.stdout.strip().splitlines() if "=" in line)
+    return ladder.slug(f"{feats.get('cpu', 'cpu')} {feats.get('cpus', '')} cpus")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
