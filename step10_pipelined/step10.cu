@@ -18,6 +18,7 @@
 #define LMIN_BLOCKS 1
 #endif
 #define LARGE LBM, LBN, LBK, LWM, LWN
+#define LARGE_THIN LBM, LBN, 16, LWM, LWN /* half the k per tile: for 64 KB of shared memory */
 #define SMALL 64, 128, 32, 32, 32
 #define SMALL_MIN_BLOCKS 2
 #ifndef SMALL_MAX_N
@@ -27,20 +28,22 @@
 
 /* Each shape with 4, 3 or 2 tiles in flight: 4 is the fastest (the sweep), fewer fit a
  * GPU with less shared memory per block (192 KB for the large tiles, 96 KB for the small
- * ones with 4 stages; an A100 allows 163 KB, an RTX 4090 99 KB, a T4 64 KB). The harness
- * runs the first of the list for n that fits; every list holds all six, so that --config
+ * ones with 4 stages; an A100 allows 163 KB, an RTX 4090 99 KB, a T4 64 KB). Where only
+ * 48 KB fit, the large tiles with half the k per tile (BK = 16) and 2 stages. The harness
+ * runs the first of the list for n that fits; every list holds them all, so that --config
  * can run any of them at any n. The order is measured (make config-sweep, README): at
- * large n the large tiles with 2 stages still beat the small ones with 4. */
-enum { LARGE_4, LARGE_3, LARGE_2, SMALL_4, SMALL_3, SMALL_2 };
+ * large n the large tiles with fewer stages or a thinner k still beat the small ones. */
+enum { LARGE_4, LARGE_3, LARGE_2, LARGE_THIN_2, SMALL_4, SMALL_3, SMALL_2 };
 #define SMEM(bm, bn, bk, stages) (sizeof(float) * (stages) * (bk) * ((bm) + (bn)))
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define LARGE_CONFIG(s) {LARGE_##s, STR(LBM) "x" STR(LBN) "x" STR(LBK) "/" #s, SMEM(LBM, LBN, LBK, s)}
+#define LARGE_THIN_CONFIG {LARGE_THIN_2, STR(LBM) "x" STR(LBN) "x16/2", SMEM(LBM, LBN, 16, 2)}
 #define SMALL_CONFIG(s) {SMALL_##s, "64x128x32/" #s, SMEM(64, 128, 32, s)}
-static const struct step_config large_n[] = {LARGE_CONFIG(4), LARGE_CONFIG(3), LARGE_CONFIG(2),
+static const struct step_config large_n[] = {LARGE_CONFIG(4), LARGE_CONFIG(3), LARGE_CONFIG(2), LARGE_THIN_CONFIG,
                                              SMALL_CONFIG(4), SMALL_CONFIG(3), SMALL_CONFIG(2)};
-static const struct step_config small_n[] = {SMALL_CONFIG(4), SMALL_CONFIG(3), SMALL_CONFIG(2),
-                                             LARGE_CONFIG(4), LARGE_CONFIG(3), LARGE_CONFIG(2)};
+static const struct step_config small_n[] = {SMALL_CONFIG(4), SMALL_CONFIG(3), SMALL_CONFIG(2), LARGE_CONFIG(4),
+                                             LARGE_CONFIG(3), LARGE_CONFIG(2), LARGE_THIN_CONFIG};
 
 static int pipeline_configs(int n, const struct step_config **list)
 {
@@ -197,6 +200,7 @@ static void launch(const struct dev_mats *m)
     case LARGE_4: launch_shape<LARGE, 4, LMIN_BLOCKS>(m); break;
     case LARGE_3: launch_shape<LARGE, 3, LMIN_BLOCKS>(m); break;
     case LARGE_2: launch_shape<LARGE, 2, LMIN_BLOCKS>(m); break;
+    case LARGE_THIN_2: launch_shape<LARGE_THIN, 2, LMIN_BLOCKS>(m); break;
     case SMALL_4: launch_shape<SMALL, 4, SMALL_MIN_BLOCKS>(m); break;
     case SMALL_3: launch_shape<SMALL, 3, SMALL_MIN_BLOCKS>(m); break;
     default: launch_shape<SMALL, 2, SMALL_MIN_BLOCKS>(m); break;
