@@ -64,10 +64,30 @@ def build(step, shape, arch):
     cmd = ["nvcc", "-O3"] + arch + ["-Icommon", "-Xptxas", "-v"] + defs + ["-o", exe, src] + COMMON + \
         ["-Xcompiler", "-fopenmp"]
     p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-    # ptxas reports each kernel; step 10's large-shape kernels come first (LARGE_4 ... LARGE_2)
-    regs = re.findall(r"Used (\d+) registers", p.stderr)[:1]
-    spills = re.findall(r"(\d+) bytes spill stores", p.stderr)
-    return name, exe, (regs[-1] if regs else "?") + ("+spills" if spills and spills[-1] != "0" else ""), p.returncode
+    return name, exe, kernel_registers(p.stderr, shape), p.returncode
+
+
+def kernel_registers(ptxas_log, shape):
+    """{stages: "registers[+spills]"} of this shape's kernels, from ptxas -v: each
+    'Compiling entry function' line names the kernel's template arguments (step 10:
+    BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS), the lines after it its registers and spills.
+    Step 09's one kernel is under the key None."""
+    bm, bn, bk, wm, wn, minb = shape
+    out, current = {}, "?"
+    for line in ptxas_log.splitlines():
+        m = re.search(r"Compiling entry function '(\S+)'", line)
+        if m:
+            args = re.findall(r"Li(\d+)E", m.group(1))
+            current = None if not args else \
+                int(args[5]) if [int(x) for x in args[:5]] == [bm, bn, bk, wm, wn] and len(args) == 7 else "?"
+            continue
+        regs = re.search(r"Used (\d+) registers", line)
+        if regs and current != "?":
+            out[current] = regs.group(1)
+        spill = re.search(r"(\d+) bytes spill stores", line)
+        if spill and spill.group(1) != "0" and current in out:
+            out[current] += "+spills"
+    return out
 
 
 def main(argv):
@@ -87,6 +107,7 @@ def main(argv):
     arch = arch_flags()
     shapes = {"first": SHAPES, "more": MORE_SHAPES, "third": THIRD_SHAPES, "fourth": FOURTH_SHAPES,
               "fifth": FIFTH_SHAPES, "all": SHAPES + MORE_SHAPES + THIRD_SHAPES + FOURTH_SHAPES + FIFTH_SHAPES}[a.shapes]
+    shapes = list(dict.fromkeys(shapes))  # a shape tried in several rounds is measured once
     jobs = [(step, shape) for step in (("09", "10") if a.step == "both" else (a.step,)) for shape in shapes]
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
         built = list(pool.map(lambda j: j + build(j[0], j[1], arch), jobs))
@@ -94,7 +115,7 @@ def main(argv):
     rows = []
     # Rows measured before the swizzle of A's tile existed carry no tag; the code has it now.
     tag = "+swizzle"
-    for step, shape, name, exe, regs, rc in built:
+    for step, shape, name, exe, kernel_regs, rc in built:
         bm, bn, bk, wm, wn, minb = shape
         threads = 32 * (bm // wm) * (bn // wn)
         if rc != 0:
@@ -102,6 +123,7 @@ def main(argv):
             continue
         for stages in ([int(x) for x in a.stages.split()] if step == "10" else [None]):
             config = name + (f"_s{stages}" if stages else "")
+            regs = kernel_regs.get(stages, kernel_regs.get(None, "?"))
             for n in sizes:
                 cmd = [exe, "-n", str(n), "--reps", str(a.reps), "--csv"]
                 if stages:
