@@ -22,7 +22,7 @@ STEP_SIZES = {"step04": (1000, 1001, 4001, 4096)}  # the pitch experiment's size
 STEP_SIZES.update({s: (1000, 4096, 8192) for s in ("step07", "step08", "step09", "step10")})
 
 
-NOT_LADDER = r"-(cpu|transpose|tile-sweep|warptile-sweep|config-sweep|reproduce)\.csv$"
+NOT_LADDER = r"-(cpu|transpose|tile-sweep|warptile-sweep|config-sweep|reproduce|cublas-unpitched)\.csv$"
 
 
 def ladder_files(results_dir):
@@ -334,6 +334,33 @@ def config_sweep_table(results_dir):
     return "\n\n".join(parts)
 
 
+def cublas_table(results_dir):
+    """cuBLAS per n: time, GFLOPS, % of the FP32 peak, end-to-end, error; and beside it the
+    figures recorded before cuBLAS moved onto the steps' shared host function (unpitched
+    rows), where results/<device>-cublas-unpitched.csv keeps them."""
+    parts = []
+    for device, res in device_results(results_dir).items():
+        peak = fp32_peak_gflops(results_dir, device)
+        before_path = os.path.join(results_dir, ladder.slug(device) + "-cublas-unpitched.csv")
+        before = {int(r["n"]): r for r in ladder.read_results(before_path) if r["program"] == "cublas"}
+        body = []
+        for n in sorted(m for (p, m) in res if p == "cublas"):
+            r, b = res[("cublas", n)], before.get(n)
+            body.append([str(n), f(r["kernel_ms"], 3), f(r["gflops"], 0),
+                         f(100 * float(r["gflops"]) / peak, 0) + "%" if peak else "", f(r["total_ms"], 2),
+                         e(r["max_rel_err"]), f(b["kernel_ms"], 3) if b else "", f(b["gflops"], 0) if b else "",
+                         f(100 * (float(r["kernel_ms"]) / float(b["kernel_ms"]) - 1), 1) + "%" if b else ""])
+        if not body:
+            continue
+        dates = sorted({res[("cublas", n)]["date"][:10] for (p, n) in res if p == "cublas"})
+        bdates = sorted({r["date"][:10] for r in before.values()})
+        parts.append(f"**{device}** (measured {', '.join(dates)}"
+                     + (f"; before: the unpitched host function, measured {', '.join(bdates)}" if before else "") + ")\n\n"
+                     + table(["n", "kernel ms", "GFLOPS", "% of FP32 peak", "end-to-end ms", "max rel. error",
+                              "before: kernel ms", "before: GFLOPS", "kernel time moved"], body, 1))
+    return "\n\n".join(parts)
+
+
 def rewrite(path, tables, check):
     with open(path) as fh:
         text = fh.read()
@@ -369,7 +396,9 @@ def main(args):
     tables["warptile-sweep"] = warptile_sweep_table(results)
     tables["step10-caps"] = caps_table(results)
     tables["step10-configs"] = config_sweep_table(results)
+    tables["cublas"] = cublas_table(results)
     readmes = [os.path.join(ladder.ROOT, "README.md"), os.path.join(ladder.ROOT, "cpu", "README.md"),
+               os.path.join(ladder.ROOT, "cublas", "README.md"),
                                os.path.join(ladder.ROOT, "transpose", "README.md")] + \
         [os.path.join(ladder.ROOT, ladder.LADDER[s][0], "README.md") for s in ladder.STEPS]
     ok = all([rewrite(p, tables, "--check" in args) for p in readmes if os.path.exists(p)])
