@@ -8,7 +8,6 @@ Usage: scripts/compare.py [--sizes "1000 4096"] [--reps R] [--programs "step01 .
 import argparse
 import datetime
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -82,23 +81,22 @@ def main(argv):
             i += 1
             cmd = [ladder.program_path(prog), "-n", str(n), "--reps", str(a.reps), "--csv"]
             print(f"[{i:2d}/{total}] {prog} n={n} ...", end=" ", flush=True)
-            p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-            if p.returncode == ladder.EXIT_NO_FEATURE:  # this GPU lacks what the step needs: skip, saying why
-                skipped[prog] = p.stderr.strip()
+            r, code, err = ladder.run_csv(cmd)
+            if code == ladder.EXIT_NO_FEATURE:  # this GPU lacks what the step needs: skip, saying why
+                skipped[prog] = err
                 print(f"skipped: {skipped[prog]}")
                 rows.append({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
                              "command": " ".join(cmd), "program": prog, "n": str(n), "device": device,
                              "status": f"skipped: {skipped[prog]}"})
                 continue
-            if p.returncode not in (0, 1):
-                print(f"exit {p.returncode}: {p.stderr.strip()}")
+            if r is None:
+                print(f"exit {code}: {err}")
                 failed.append(" ".join(cmd))
                 continue
-            r = ladder.parse_program_csv(p.stdout)
             r["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
             r["command"] = " ".join(cmd)
             rows.append(r)
-            if p.returncode == 1:
+            if code == 1:
                 failed.append(" ".join(cmd))
             print(f"{float(r['kernel_ms']):.3f} ms, {float(r['gflops']):.0f} GFLOPS, "
                   f"max rel err {float(r['max_rel_err']):.2e}, {r['status']}"

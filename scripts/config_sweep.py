@@ -54,16 +54,15 @@ def main(argv):
         for config in configs_of(prog):
             for n in sizes:
                 cmd = [ladder.program_path(prog), "-n", str(n), "--reps", str(a.reps), "--csv", "--config", config]
-                p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-                if p.returncode in (ladder.EXIT_NO_FEATURE, 2):  # this GPU cannot run it, or it does not fit
-                    print(f"{prog} {config:14s} n={n:5d}: skipped: {p.stderr.strip()}")
+                r, code, err = ladder.run_csv(cmd)
+                if code in (ladder.EXIT_NO_FEATURE, 2):  # this GPU cannot run it, or it does not fit
+                    print(f"{prog} {config:14s} n={n:5d}: skipped: {err}")
                     continue
-                if p.returncode not in (0, 1):
-                    print(f"{prog} {config} n={n}: exit {p.returncode}: {p.stderr.strip()}", file=sys.stderr)
+                if r is None:
+                    print(f"{prog} {config} n={n}: exit {code}: {err}", file=sys.stderr)
                     failed += 1
                     continue
-                failed += p.returncode
-                r = ladder.parse_program_csv(p.stdout)
+                failed += code
                 rows.append({"date": stamp, "command": " ".join(cmd), "program": prog, "config": config,
                              "smem_bytes": r["smem_bytes"], "n": n, "device": r["device"],
                              "kernel_ms": r["kernel_ms"], "gflops": r["gflops"], "max_rel_err": r["max_rel_err"],

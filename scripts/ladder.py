@@ -79,6 +79,13 @@ def fp32_peak_gflops(fields):
     return int(fields["sms"]) * fp32_lanes(fields["cc"]) * 2 * int(fields["clock_khz"]) / 1e6
 
 
+def run_csv(cmd):
+    """Run a program with --csv: (its row as a dict, exit code, stderr). The row is None
+    unless the program exited 0 (pass) or 1 (not within tolerance, still a measurement)."""
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    return (parse_program_csv(p.stdout) if p.returncode in (0, 1) else None), p.returncode, p.stderr.strip()
+
+
 def parse_program_csv(text):
     """The one CSV row a program printed with --csv, as a dict."""
     rows = [r for r in csv.reader(text.strip().splitlines()) if r and r[0] != "program"]

@@ -11,7 +11,6 @@ Usage: scripts/tile_sweep.py [--sizes "512 1024 2048 4096 8192"] [--tiles "4 8 1
 import argparse
 import datetime
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -46,13 +45,12 @@ def main(argv):
                 if kernel == "naive" and n > a.naive_max:
                     continue
                 cmd = [exe, "-n", str(n), "--reps", str(a.reps), "--csv"]
-                r = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-                if r.returncode not in (0, 1):
-                    print(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()}", file=sys.stderr)
+                row, code, err = ladder.run_csv(cmd)
+                if row is None:
+                    print(f"{' '.join(cmd)}: exit {code}: {err}", file=sys.stderr)
                     failed += 1
                     continue
-                failed += r.returncode
-                row = ladder.parse_program_csv(r.stdout)
+                failed += code
                 rows.append({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
                              "command": " ".join(cmd), "kernel": kernel, "tile": tile,
                              "threads_per_block": tile * tile, "n": n, "device": row["device"],

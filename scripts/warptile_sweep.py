@@ -54,7 +54,7 @@ def build(step, shape, arch):
     (--config), its large shape being the one overridden, run at every n."""
     bm, bn, bk, wm, wn, minb = shape
     name = f"{bm}x{bn}x{bk}_w{wm}x{wn}_b{minb}"
-    src = f"step09_warptile/step09.cu" if step == "09" else "step10_pipelined/step10.cu"
+    src = "step09_warptile/step09.cu" if step == "09" else "step10_pipelined/step10.cu"
     exe = f"obj/tile/step{step}_{name}"
     if step == "10":
         defs = [f"-DLBM={bm}", f"-DLBN={bn}", f"-DLBK={bk}", f"-DLWM={wm}", f"-DLWN={wn}", f"-DLMIN_BLOCKS={minb}",
@@ -128,11 +128,10 @@ def main(argv):
                 cmd = [exe, "-n", str(n), "--reps", str(a.reps), "--csv"]
                 if stages:
                     cmd += ["--config", f"{bm}x{bn}x{bk}/{stages}"]
-                p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-                if p.returncode not in (0, 1):
-                    print(f"step{step} {config} n={n}: exit {p.returncode} {p.stderr.strip()}")
+                r, code, err = ladder.run_csv(cmd)
+                if r is None:
+                    print(f"step{step} {config} n={n}: exit {code} {err}")
                     continue
-                r = ladder.parse_program_csv(p.stdout)
                 rows.append({"date": stamp, "command": " ".join(cmd), "program": f"step{step}", "config": config + tag,
                              "threads": threads, "registers": regs, "n": n, "device": device,
                              "kernel_ms": r["kernel_ms"], "gflops": r["gflops"], "max_rel_err": r["max_rel_err"],
