@@ -54,8 +54,9 @@ static void usage(void)
            "  --csv           one CSV line per variant (--csv-header adds the header)\n"
            "  --help          this help\n"
            "\n"
-           "Exit status: 0 every result exact, 1 some not, 2 bad usage, 3 no usable CUDA device\n"
-           "(only when a GPU variant is asked for) or a CUDA error.\n");
+           "Exit status: 0 every result exact, 1 some not, 2 bad usage; when a GPU variant is\n"
+           "asked for, 3 no GPU, 5 the driver is older than this build, 6 no code for this GPU\n"
+           "in the binary, 7 any other CUDA error (the README's table of exit codes).\n");
 }
 
 static void parse(int argc, char **argv, struct topts *o)
