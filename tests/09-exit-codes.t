@@ -29,6 +29,19 @@ for my $helper (qw(obj/fake_driver/old/libcuda.so.1 obj/fake_driver/failing/libc
     ok(-e $helper, "$helper is built") or BAIL_OUT("$helper is missing: run make test, which builds it");
 }
 
+# The transpose chapter meets the same driver through the same harness (common/gpu.c).
+my @transpose = ('transpose/transpose', '--rows', 8, '--cols', 8, '--variant', 'naive');
+{
+    local $ENV{CUDA_VISIBLE_DEVICES} = '';
+    my ($code, $out, $err) = run(@transpose);
+    ok($code == $EXIT{no_gpu} && one_line($err), "CUDA_VISIBLE_DEVICES='': transpose exits 3") or diag("exit $code: $err");
+}
+for my $case (['old', $EXIT{old_driver}], ['failing', $EXIT{cuda_error}]) {
+    local $ENV{LD_LIBRARY_PATH} = join ':', "obj/fake_driver/$case->[0]", $ENV{LD_LIBRARY_PATH} // ();
+    my ($code, $out, $err) = run(@transpose);
+    ok($code == $case->[1] && one_line($err), "a $case->[0] driver: transpose exits $case->[1]") or diag("exit $code: $err");
+}
+
 # No GPU: no device visible (on a machine without a driver, no driver at all). Exit 3.
 {
     local $ENV{CUDA_VISIBLE_DEVICES} = '';
