@@ -21,6 +21,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+# The same results give the same files: SVG element ids from a fixed salt instead of a
+# random one (the dates are left out in save()), so `make plots` on unchanged results
+# leaves the tree clean.
+plt.rcParams["svg.hashsalt"] = "matmul-step-by-step"
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 import ladder  # noqa: E402
