@@ -43,6 +43,14 @@ with tempfile.TemporaryDirectory() as tmp:
         svg = os.path.join(out, name + ".svg")
         ok(os.path.exists(svg) and os.path.getsize(svg) > 10000 and DEVICE.split(" (")[0] in open(svg).read(),
            f"{name}.svg written, naming the device")
+    # Drawn twice from the same results, every file is the same byte for byte (no random
+    # ids, no dates): `make plots` on unchanged results leaves the tree clean.
+    out_again = os.path.join(tmp, "plots_again")
+    subprocess.run([sys.executable, os.path.join(ROOT, "plots", "charts.py"), "--results", results, "--out", out_again],
+                   capture_output=True, text=True)
+    differ = [f for f in sorted(os.listdir(out)) if open(os.path.join(out, f), "rb").read()
+              != open(os.path.join(out_again, f), "rb").read()] if os.path.isdir(out_again) else ["(not drawn)"]
+    ok(not differ, "the same results draw the same files", " ".join(differ))
     # A GPU that could not run step 10 (exit 4): make compare records why; the charts leave
     # its bar out and say why beneath.
     small = "Fixture small GPU (test data)"
