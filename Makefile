@@ -309,9 +309,17 @@ sanitize: all
 	        --iters 1 --variant naive,shared,shared_padded,tiled32x8,copy,copy_kernel --csv; done; \
 	echo "compute-sanitizer: no errors"
 
+# One line per kernel and architecture: which kernel (demangled: step 10's template
+# arguments are its tile shape), its registers, spills and static shared memory.
 regs:
-	@for d in $(STEP_DIRS); do p=$$(echo $$d | cut -d_ -f1); echo "== $$p"; \
-	    $(NVCC) $(NVCCFLAGS) -Xptxas -v -c $$d/$$p.cu -o /dev/null 2>&1 | grep -E "Compiling|registers|spill|smem"; done
+	@for d in $(STEP_DIRS); do p=$$(echo $$d | cut -d_ -f1); \
+	    $(NVCC) $(NVCCFLAGS) -Xptxas -v -c $$d/$$p.cu -o /dev/null 2>&1 | c++filt | awk -v step=$$p ' \
+	    /Compiling entry function/ { k = $$0; sub(/.*function .(void )?/, "", k); sub(/\(.*/, "", k); \
+	                                 a = $$0; sub(/.* for ./, "", a); sub(/.$$/, "", a) } \
+	    /spill stores/ { spill = $$5 } \
+	    /Used [0-9]+ registers/ { smem = "0"; if (match($$0, /[0-9]+ bytes smem/)) smem = substr($$0, RSTART, RLENGTH - 11); \
+	        printf "%-7s %-7s %-46s %3d registers, %s bytes spilled, %s bytes static shared memory\n", \
+	               step, a, k, $$5, spill, smem }'; done
 
 clean:
 	rm -rf obj $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose
