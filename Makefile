@@ -5,11 +5,27 @@ STEP_DIRS := step01_naive step02_kahan step03_shared_row step04_pitch step05_til
 # step05_tiled/step05, ...: each program is named by its folder's number.
 PROGRAMS := $(foreach d,$(STEP_DIRS),$(d)/$(firstword $(subst _, ,$(d))))
 
-NVCC ?= nvcc
+# nvcc from PATH, else where the CUDA toolkit installs it.
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc),nvcc)
 ifeq ($(origin CC),default)
   CC := gcc
 endif
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
+
+# What a fresh machine may lack, each named in one line with what installs it (Debian and
+# Ubuntu package names), before anything is built. Optional OpenBLAS: see the CPU chapter.
+GOALS := $(or $(MAKECMDGOALS),all)
+missing = $(if $(shell command -v $(1) 2>/dev/null),,$(error $(1) not found: $(2)))
+ifneq ($(filter-out help clean,$(GOALS)),)
+  $(call missing,$(CC),a C compiler is needed: sudo apt-get install build-essential)
+  $(call missing,$(NVCC),the CUDA toolkit is needed: install it from https://developer.nvidia.com/cuda-downloads or put its bin/ on PATH (export PATH=/usr/local/cuda/bin:$$PATH))
+endif
+ifneq ($(filter test,$(GOALS)),)
+  $(call missing,prove,make test runs the tests with prove: sudo apt-get install perl)
+endif
+ifneq ($(filter test compare plots reproduce cpu cpu-sweep transpose tile-sweep warptile-sweep config-sweep gpu-info,$(GOALS)),)
+  $(call missing,python3,this target runs a Python script: sudo apt-get install python3)
+endif
 
 # GPU code. ARCH=sm_75 (any -arch value) builds for that architecture. Otherwise the
 # installed GPU's, read from nvidia-smi; with no GPU, a fat binary that runs on any GPU a
@@ -133,6 +149,11 @@ obj/cpu/%.o: cpu/%.c cpu/variants.h $(HEADERS) obj/openblas.stamp | obj/cpu
 	$(CC) $(CFLAGS) $(OPENBLAS_CFLAGS) -c $< -o $@
 cpu/cpu_gemm: $(CPU_OBJ) obj/common/args.o obj/common/matrix.o obj/common/timing.o
 	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(OPENBLAS_LIBS) -lm
+ifeq ($(OPENBLAS),0)
+	@echo "cpu_gemm: built without OpenBLAS (OPENBLAS=0): its comparisons skip"
+else ifeq ($(OPENBLAS_LIBS),)
+	@echo "cpu_gemm: built without OpenBLAS, the CPU chapter's optional ceiling (its comparisons skip): sudo apt-get install libopenblas-dev"
+endif
 
 # The transpose chapter: kernels in CUDA C, the rest in C.
 TRANSPOSE_OBJ := obj/transpose/transpose.o obj/transpose/cpu.o obj/transpose/kernels.o
@@ -194,9 +215,11 @@ obj obj/common obj/tile obj/cpu obj/transpose:
 	mkdir -p $@
 
 ARGS ?= -n 1000
+# make step05: build and run. Without a GPU (exit 3), or on one that lacks what the step
+# needs (exit 4), the program's one line says so and make stops there without an error.
 define run_rule
 $(2): $(1)/$(2)
-	./$(1)/$(2) $$(ARGS)
+	@./$(1)/$(2) $$(ARGS) || { code=$$$$?; [ $$$$code = 3 ] || [ $$$$code = 4 ] || exit $$$$code; }
 endef
 $(foreach d,$(STEP_DIRS),$(eval $(call run_rule,$(d),$(firstword $(subst _, ,$(d))))))
 $(eval $(call run_rule,cublas,cublas))
