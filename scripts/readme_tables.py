@@ -14,6 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
+import prose  # noqa: E402
 
 ARTICLE = "article_8800gt.csv"
 ARTICLE_STEPS = ["step01", "step02", "step03", "step04", "step05", "step06"]
@@ -361,21 +362,30 @@ def cublas_table(results_dir):
     return "\n\n".join(parts)
 
 
-def rewrite(path, tables, check):
+def rewrite(path, tables, check, results, exempt):
+    """Rewrite one README's tables and prose values; the problems found (stale text in
+    --check mode, values that cannot be computed, false assertions, unmarked numbers)."""
     with open(path) as fh:
         text = fh.read()
     new = text
     for name, body in tables.items():
         pat = re.compile(r"(<!-- BEGIN table:%s -->\n).*?(<!-- END table:%s -->)" % (name, name), re.S)
         new = pat.sub(lambda m: m.group(1) + body + "\n" + m.group(2), new)
+    where = os.path.relpath(path, ladder.ROOT)
+    tables_stale = new != text
+    new, problems = prose.render(new, results, where)
+    if not check:  # stale prose values are rewritten, not reported
+        problems = [p for p in problems if ": '" not in p or " is stale: " not in p]
+    problems += prose.lint(new, where, exempt)
     if new != text:
         if check:
-            print(f"{os.path.relpath(path, ladder.ROOT)}: tables are stale (run scripts/readme_tables.py)")
-            return False
-        with open(path, "w") as fh:
-            fh.write(new)
-        print(f"rewrote the tables of {os.path.relpath(path, ladder.ROOT)}")
-    return True
+            if tables_stale:
+                problems.append(f"{where}: tables are stale (run scripts/readme_tables.py)")
+        else:
+            with open(path, "w") as fh:
+                fh.write(new)
+            print(f"rewrote the tables and values of {where}")
+    return problems
 
 
 def main(args):
@@ -397,12 +407,16 @@ def main(args):
     tables["step10-caps"] = caps_table(results)
     tables["step10-configs"] = config_sweep_table(results)
     tables["cublas"] = cublas_table(results)
-    readmes = [os.path.join(ladder.ROOT, "README.md"), os.path.join(ladder.ROOT, "cpu", "README.md"),
-               os.path.join(ladder.ROOT, "cublas", "README.md"),
-                               os.path.join(ladder.ROOT, "transpose", "README.md")] + \
-        [os.path.join(ladder.ROOT, ladder.LADDER[s][0], "README.md") for s in ladder.STEPS]
-    ok = all([rewrite(p, tables, "--check" in args) for p in readmes if os.path.exists(p)])
-    return 0 if ok else 1
+    results_ = prose.Results(results)
+    exempt = prose.read_exempt(os.path.join(ladder.ROOT, "tests", "prose_exempt"))
+    problems = []
+    for path in prose.readmes(ladder.ROOT):
+        problems += rewrite(path, tables, "--check" in args, results_, exempt)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} problems in the READMEs")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""The measured numbers in the READMEs' prose, generated from results/ and checked.
+
+A number in prose that comes from a measurement is written with the expression that
+gives it, in an HTML comment that Markdown does not show:
+
+    step 01 already runs at <!--= tflops("step01", 1000) | .1f -->5.2<!--/=--> TFLOPS
+
+`make plots` (scripts/readme_tables.py) rewrites the text between the markers from the
+expression, formatted with the Python format spec after the bar; `make test` fails when a
+README's text differs from what results/ give. A claim that is not a number is written
+as an assertion, checked the same way and never shown:
+
+    <!--? ms("step02", 8192) < ms("step01", 8192) -->
+
+And a lint: every number in prose or in a typed table with a unit of measurement (ms, µs,
+GB/s, GFLOPS, TFLOPS, GB, MB, KB, %, or an "x" speedup) or written as a relative error
+(2.15e-6) must be inside a marker, or in the list of numbers that are not measurements
+(specifications, estimates, the article's text, ...) in tests/prose_exempt/, each with
+its reason.
+
+The expressions can use the functions below (all figures of the main device unless said):
+  ms(p, n), gflops(p, n), tflops(p, n), e2e_ms(p, n), e2e_gflops(p, n), err(p, n),
+  avg_err(p, n), col(p, n, column), faster(a, b, n) = ms(b) / ms(a),
+  pct_cublas(p, n), pct_peak(p, n), peak() (FP32 peak, GFLOPS),
+  capped(kb, p, n, column), config(name, n, column), tile(kernel, t, n, column),
+  warptile(program, config, n, column), transpose(variant, rows, cols, column),
+  cpu(host, program, n, threads, isa=None, block=None, column="gflops") with host
+  "xeon" or "epyc", ncu(log, section, metric) (value in bytes, seconds, % or a count),
+  art(p, column) (the article's 8800GT figures), and min, max, abs, round.
+"""
+import glob
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ladder  # noqa: E402
+
+DEVICE = "NVIDIA H100 80GB HBM3"  # the device whose figures the READMEs discuss
+HOSTS = {"xeon": "intel-r-xeon-r-processor-16-cpus", "epyc": "amd-epyc-2-cpus"}
+VALUE = re.compile(r"<!--=\s*(.*?)\s*\|\s*([^|]*?)\s*-->(.*?)<!--/=-->", re.S)
+ASSERT = re.compile(r"<!--\?\s*(.*?)\s*-->", re.S)
+UNIT_BYTES = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}
+UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}
+
+
+class Results:
+    """Every results file, read once, behind the functions the expressions call."""
+
+    def __init__(self, results_dir):
+        self.dir = results_dir
+        self.slug = ladder.slug(DEVICE)
+        self._csv = {}
+        self._ncu = {}
+
+    def csv(self, name):
+        if name not in self._csv:
+            path = os.path.join(self.dir, name)
+            if not os.path.exists(path):
+                raise KeyError(f"no results file {name}")
+            self._csv[name] = ladder.read_results(path)
+        return self._csv[name]
+
+    def find(self, name, what, **match):
+        rows = [r for r in self.csv(name) if all(str(r.get(k)) == str(v) for k, v in match.items())]
+        if len(rows) != 1:
+            raise KeyError(f"{name}: {len(rows)} rows for {what} {match}")
+        return rows[0]
+
+    # The ladder of the main device
+    def col(self, p, n, column):
+        return float(self.find(f"{self.slug}.csv", "the ladder", program=p, n=n)[column])
+
+    def ncu(self, log, section, metric):
+        key = (log, section)
+        if log not in self._ncu:
+            self._ncu[log] = parse_ncu(os.path.join(self.dir, f"{self.slug}-{log}.txt"))
+        sections = self._ncu[log]
+        if section not in sections:
+            raise KeyError(f"{log}: no section '{section}' (sections: {', '.join(sections)})")
+        if metric not in sections[section]:
+            raise KeyError(f"{key}: no metric '{metric}'")
+        return sections[section][metric]
+
+    def functions(self):
+        c = self.col
+        peak = lambda: ladder.fp32_peak_gflops(gpu_fields(self.dir, DEVICE))  # noqa: E731
+        return {
+            "col": c,
+            "ms": lambda p, n: c(p, n, "kernel_ms"),
+            "gflops": lambda p, n: c(p, n, "gflops"),
+            "tflops": lambda p, n: c(p, n, "gflops") / 1e3,
+            "e2e_ms": lambda p, n: c(p, n, "total_ms"),
+            "e2e_gflops": lambda p, n: c(p, n, "e2e_gflops"),
+            "err": lambda p, n: c(p, n, "max_rel_err"),
+            "avg_err": lambda p, n: c(p, n, "avg_rel_err"),
+            "faster": lambda a, b, n: c(b, n, "kernel_ms") / c(a, n, "kernel_ms"),
+            "pct_cublas": lambda p, n: 100 * c(p, n, "gflops") / c("cublas", n, "gflops"),
+            "pct_peak": lambda p, n: 100 * c(p, n, "gflops") / peak(),
+            "peak": peak,
+            "capped": lambda kb, p, n, column="gflops": float(self.find(
+                f"{self.slug}-capped-to-{kb}-kb.csv", "a capped run", program=p, n=n)[column]),
+            "config": lambda name, n, column="gflops": float(self.find(
+                f"{self.slug}-config-sweep.csv", "a configuration", config=name, n=n)[column]),
+            "tile": lambda kernel, t, n, column="kernel_ms": float(self.find(
+                f"{self.slug}-tile-sweep.csv", "the tile sweep", kernel=kernel, tile=t, n=n)[column]),
+            "warptile": lambda program, cfg, n, column="gflops": float(self.find(
+                f"{self.slug}-warptile-sweep.csv", "the warptile sweep", program=program, config=cfg, n=n)[column]),
+            "transpose": lambda variant, rows, cols, column="gbps": float(self.find(
+                f"{self.slug}-transpose.csv", "the transpose", program=variant, rows=rows, cols=cols)[column]),
+            "cpu": lambda host, program, n, threads, isa=None, block=None, column="gflops": float(self.find(
+                f"{HOSTS[host]}-cpu.csv", "the CPU chapter", program=program, n=n, threads=threads,
+                **({"isa": isa} if isa else {}), **({"block": block} if block is not None else {}))[column]),
+            "ncu": self.ncu,
+            "art": lambda p, column: float(self.find("article_8800gt.csv", "the article", program=p)[column]),
+            "min": min, "max": max, "abs": abs, "round": round,
+        }
+
+
+def gpu_fields(results_dir, device):
+    """gpu_info's CSV line for the device, as recorded in results/<slug>-device.txt."""
+    path = os.path.join(results_dir, ladder.slug(device) + "-device.txt")
+    for line in open(path):
+        fields = dict(zip(ladder.GPU_INFO_FIELDS, line.strip().split(",")))
+        if fields.get("name") == device and fields.get("sms", "").isdigit():
+            return fields
+    raise KeyError(f"{path}: no gpu_info line")
+
+
+def parse_ncu(path):
+    """{section: {metric: value}} from an ncu log written by make reproduce. Sections start
+    at '$ make ... profile STEP=07' (section 'step07', or 'cublas'), '$ prog/stepNN -n N'
+    ('stepNN -n N') or '== variant' ('variant'). Values in bytes, seconds, % or counts."""
+    out, section = {}, None
+    for line in open(path):
+        m = re.match(r"\$ make .*profile(?:-launch)? STEP=(\w+)", line)
+        if m:
+            section = m.group(1) if m.group(1) == "cublas" else f"step{m.group(1)}"
+        elif re.match(r"\$ \S+/(\w+) -n (\d+)", line):
+            m = re.match(r"\$ \S+/(\w+) -n (\d+)", line)
+            section = f"{m.group(1)} -n {m.group(2)}"
+        elif line.startswith("== "):
+            section = line[3:].strip()
+        elif section:
+            m = re.match(r"\s+([a-z][\w.]+|Warp Cycles Per Issued Instruction)\s+(\S+)?\s+([\d,.]+)\s*$", line)
+            if m:
+                value = float(m.group(3).replace(",", ""))
+                unit = m.group(2) or ""
+                value *= UNIT_BYTES.get(unit, UNIT_SECONDS.get(unit, 1.0))
+                out.setdefault(section, {})[m.group(1)] = value
+    return out
+
+
+def render(text, results, where):
+    """(new text, problems): every value marker rewritten from its expression; every
+    assertion evaluated. where names the file for the messages."""
+    env = results.functions()
+    problems = []
+
+    def line_of(pos):
+        return text.count("\n", 0, pos) + 1
+
+    def value(m):
+        expr, spec, old = m.group(1), m.group(2), m.group(3)
+        try:
+            new = format(eval(expr, {"__builtins__": {}}, env), spec)  # noqa: S307 (our own READMEs)
+        except Exception as err:  # a missing row or a typo: say where
+            problems.append(f"{where}:{line_of(m.start())}: cannot evaluate '{expr}': {err}")
+            return m.group(0)
+        if new != old:
+            problems.append(f"{where}:{line_of(m.start())}: '{old}' is stale: {expr} gives {new}")
+        return m.group(0)[: m.start(3) - m.start(0)] + new + "<!--/=-->"
+
+    new_text = VALUE.sub(value, text)
+    for m in ASSERT.finditer(new_text):
+        try:
+            ok = bool(eval(m.group(1), {"__builtins__": {}}, env))  # noqa: S307
+        except Exception as err:
+            problems.append(f"{where}:{line_of(m.start())}: cannot evaluate assertion '{m.group(1)}': {err}")
+            continue
+        if not ok:
+            problems.append(f"{where}:{line_of(m.start())}: false: {m.group(1)} (the sentence before it no longer "
+                            "holds: rewrite it)")
+    return new_text, problems
+
+
+# A number with a unit of measurement, in prose.
+NUMBER = r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:\s?[-–]\s?\d[\d,]*(?:\.\d+)?)?"
+MEASURED = re.compile(NUMBER + r"(?:\s?(?:ms|µs|us|GB/s|TB/s|GFLOPS|TFLOPS|GB|MB|KB|%)|x)(?![\w/])"
+                      r"|(?<![\w.])\d\.\d+e-\d+\b")  # and relative errors, 2.15e-6
+
+
+def prose_lines(text):
+    """(line number, line) of the prose and of typed tables: not code blocks, headings or
+    the generated tables; with markers and comments blanked out."""
+    text = VALUE.sub(lambda m: " " * len(m.group(0)), text)
+    text = re.sub(r"<!-- BEGIN table:.*?<!-- END table:[^>]*-->", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text,
+                  flags=re.S)
+    text = re.sub(r"<!--.*?-->", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+    fenced = False
+    for i, line in enumerate(text.split("\n"), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced or line.startswith("#"):
+            continue
+        yield i, re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line)
+
+
+def read_exempt(folder):
+    """{(file, text)}: numbers that are not measurements, from tests/prose_exempt/*.txt,
+    one per line: 'file | the number as written, with its unit | why it is not a
+    measurement' (a specification, an estimate, the article's own figure, ...)."""
+    out = set()
+    for path in sorted(glob.glob(os.path.join(folder, "*.txt"))):
+        for n, line in enumerate(open(path), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = [p.strip() for p in line.split("|")]
+            if len(parts) < 3 or not parts[2]:
+                raise ValueError(f"{path}:{n}: expected 'file | number | why', got: {line.strip()}")
+            out.add((parts[0], parts[1]))
+    return out
+
+
+def lint(text, where, exempt):
+    """Numbers with a unit in prose that are neither generated nor exempt."""
+    problems = []
+    for i, line in prose_lines(text):
+        for m in MEASURED.finditer(line):
+            token = m.group(0).strip()
+            if (where, token) not in exempt:
+                problems.append(f"{where}:{i}: '{token}' is not generated from results/ "
+                                f"(<!--= expr | fmt -->) nor listed in tests/prose_exempt/")
+    return problems
+
+
+def readmes(root):
+    return [os.path.join(root, "README.md"), os.path.join(root, "GLOSSARY.md")] + \
+        sorted(glob.glob(os.path.join(root, "*", "README.md")))
