@@ -1,6 +1,8 @@
-/* The host side of steps 07-10: step 06's padded allocation, unchanged. Step 06 keeps its
- * own copy inline, because there it is the lesson; from step 07 on the lessons are in
- * the kernels, and this is what their matmult_gpu calls. */
+/* Step 06's lesson, the padded allocation: device matrices allocated with n rounded up to
+ * a multiple of the tile and zero-filled, so every tile is whole and the kernel needs no
+ * bounds checks; then the copies, one launch, the copy back, and the kernel's median time.
+ * Step 06 introduces it; steps 07-10 (whose lessons are in their kernels) and cuBLAS
+ * (with a tile of 1: pitched rows, nothing padded) call it unchanged. */
 #include "step.h"
 
 void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int tile,

@@ -56,11 +56,9 @@ def build(step, shape, arch):
     name = f"{bm}x{bn}x{bk}_w{wm}x{wn}_b{minb}"
     src = "step09_warptile/step09.cu" if step == "09" else "step10_pipelined/step10.cu"
     exe = f"obj/tile/step{step}_{name}"
+    defs = [f"-DLBM={bm}", f"-DLBN={bn}", f"-DLBK={bk}", f"-DLWM={wm}", f"-DLWN={wn}", f"-DLMIN_BLOCKS={minb}"]
     if step == "10":
-        defs = [f"-DLBM={bm}", f"-DLBN={bn}", f"-DLBK={bk}", f"-DLWM={wm}", f"-DLWN={wn}", f"-DLMIN_BLOCKS={minb}",
-                "-DSMALL_MAX_N=0"]
-    else:
-        defs = [f"-DBM={bm}", f"-DBN={bn}", f"-DBK={bk}", f"-DWM={wm}", f"-DWN={wn}", f"-DMIN_BLOCKS={minb}"]
+        defs.append("-DSMALL_MAX_N=0")
     cmd = ["nvcc", "-O3"] + arch + ["-Icommon", "-Xptxas", "-v"] + defs + ["-o", exe, src] + COMMON + \
         ["-Xcompiler", "-fopenmp"]
     p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
@@ -69,17 +67,16 @@ def build(step, shape, arch):
 
 def kernel_registers(ptxas_log, shape):
     """{stages: "registers[+spills]"} of this shape's kernels, from ptxas -v: each
-    'Compiling entry function' line names the kernel's template arguments (step 10:
-    BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS), the lines after it its registers and spills.
-    Step 09's one kernel is under the key None."""
+    'Compiling entry function' line names the kernel's template arguments (step 09: BM,
+    BN, BK, WM, WN, MIN_BLOCKS; step 10: BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS), the lines
+    after it its registers and spills. Step 09's one kernel is under the key None."""
     bm, bn, bk, wm, wn, minb = shape
     out, current = {}, "?"
     for line in ptxas_log.splitlines():
         m = re.search(r"Compiling entry function '(\S+)'", line)
         if m:
-            args = re.findall(r"Li(\d+)E", m.group(1))
-            current = None if not args else \
-                int(args[5]) if [int(x) for x in args[:5]] == [bm, bn, bk, wm, wn] and len(args) == 7 else "?"
+            args = [int(x) for x in re.findall(r"Li(\d+)E", m.group(1))]
+            current = "?" if args[:5] != [bm, bn, bk, wm, wn] else None if len(args) == 6 else args[5]
             continue
         regs = re.search(r"Used (\d+) registers", line)
         if regs and current != "?":

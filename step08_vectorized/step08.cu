@@ -73,8 +73,9 @@ static void launch(const struct dev_mats *m)
     matmult_kernel<<<blocks, NUM_THREADS>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, m->n);
 }
 
-/* Step 06's padded allocation, copies and timing (common/padded.c): the lesson here is
- * the kernel. */
+/* Step 06's padded allocation (common/padded.c, shared by steps 06-10): the device
+ * matrices allocated with n rounded up to a multiple of the tile and zero-filled, so that
+ * every tile is whole. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {

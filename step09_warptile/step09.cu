@@ -3,43 +3,46 @@
  * 8 x 4 so that the values of A and B they read from shared memory at each k are a
  * few contiguous 16-byte groups: conflict-free, and broadcast to several lanes. Each
  * thread computes (4 MI) x (4 NI) of C as MI x NI blocks of 4 x 4; A's transposed
- * tile is swizzled so that its stores are conflict-free too. Tile shapes chosen by a
- * measured sweep (README). */
+ * tile is swizzled so that its stores are conflict-free too. The tile shape comes from
+ * a measured sweep (README); the kernel is a template only to take it as compile-time
+ * constants. */
 #include "step.h"
 
-#ifndef BM /* the sweep (scripts/warptile_sweep.sh) builds other shapes */
-#define BM 128 /* rows of C per block */
-#define BN 256 /* columns of C per block */
-#define BK 32  /* k per shared-memory tile */
-#define WM 64  /* rows of C per warp */
-#define WN 64  /* columns of C per warp */
-#define MIN_BLOCKS 1 /* blocks per SM the registers must allow (__launch_bounds__) */
+/* BM x BN of C per block, BK of k per tile, WM x WN per warp, and the blocks per SM the
+ * registers must allow. make warptile-sweep overrides the large shape. */
+#ifndef LBM
+#define LBM 128
+#define LBN 256
+#define LBK 32
+#define LWM 64
+#define LWN 64
+#define LMIN_BLOCKS 1
 #endif
-#define MI (WM / 32) /* 4-row blocks per thread: 8 lanes x 4 rows cover 32 rows */
-#define NI (WN / 16) /* 4-column blocks per thread: 4 lanes x 4 columns cover 16 */
-#define NUM_WARPS ((BM / WM) * (BN / WN))
-#define NUM_THREADS (32 * NUM_WARPS)
-#define TILE (BM > BN ? BM : BN) /* matrices are padded to a multiple of this */
+#define LARGE LBM, LBN, LBK, LWM, LWN
+#define TILE (LBM > LBN ? LBM : LBN) /* matrices are padded to a multiple of this */
+
+const struct step_info step_info = {"step09", "warp tiling, conflict-free fragments", 0, NULL};
+
 /* A's tile is stored transposed, As[k][m]. The 32 lanes storing one k write 8 rows m
  * for each of 4 values of k / 4 that are a multiple of 32 floats apart: all in one bank.
  * XOR-ing m's bits 3-4 with k / 4 spreads them over the 32 banks, and moves whole
  * 4-float groups, so the 16-byte fragment reads stay aligned and conflict-free. */
 #define SWZ(k, m) ((m) ^ ((((k) >> 2) & 3) << 3))
 
-static_assert(BM % WM == 0 && BN % WN == 0, "a block's tile splits into whole warp tiles");
-static_assert(WM % 32 == 0 && WN % 16 == 0, "a warp's 8 x 4 lanes cover it in 4 x 4 blocks");
-static_assert(NUM_THREADS >= 64 && NUM_THREADS <= 1024, "a block has 64 to 1024 threads");
-static_assert((BM * BK / 4) % NUM_THREADS == 0 && (BK * BN / 4) % NUM_THREADS == 0,
-              "every thread loads the same number of float4s of A and of B");
-static_assert(BK % 4 == 0 && TILE % BK == 0 && TILE % BM == 0 && TILE % BN == 0,
-              "one padding (TILE) serves rows, columns and k");
-static_assert(BM % 32 == 0, "the swizzle permutes m within aligned groups of 32");
-
-const struct step_info step_info = {"step09", "warp tiling, conflict-free fragments", 0, NULL};
-
-__global__ static void __launch_bounds__(NUM_THREADS, MIN_BLOCKS)
+template <int BM, int BN, int BK, int WM, int WN, int MIN_BLOCKS>
+__global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
     matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n)
 {
+    constexpr int MI = WM / 32, NI = WN / 16; /* 4-row and 4-column blocks per thread: 8 x 4 lanes */
+    constexpr int NUM_THREADS = 32 * (BM / WM) * (BN / WN);
+    static_assert(BM % WM == 0 && BN % WN == 0, "a block's tile splits into whole warp tiles");
+    static_assert(WM % 32 == 0 && WN % 16 == 0, "a warp's 8 x 4 lanes cover it in 4 x 4 blocks");
+    static_assert(NUM_THREADS >= 64 && NUM_THREADS <= 1024, "a block has 64 to 1024 threads");
+    static_assert((BM * BK / 4) % NUM_THREADS == 0 && (BK * BN / 4) % NUM_THREADS == 0,
+                  "every thread loads the same number of float4s of A and of B");
+    static_assert(BK % 4 == 0 && TILE % BK == 0 && TILE % BM == 0 && TILE % BN == 0 && BM % 32 == 0,
+                  "one padding (TILE) serves rows, columns and k; the swizzle needs 32 rows");
+
     __shared__ __align__(16) float As[BK][BM]; /* transposed: k-major, like Bs */
     __shared__ __align__(16) float Bs[BK][BN];
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
@@ -93,16 +96,24 @@ __global__ static void __launch_bounds__(NUM_THREADS, MIN_BLOCKS)
                 *(const float4 *)&acc[m][4 * j];
 }
 
-static void launch(const struct dev_mats *m)
+/* Launch one shape: the grid covers the padded matrix with BM x BN tiles. */
+template <int BM, int BN, int BK, int WM, int WN, int MIN_BLOCKS>
+static void launch_shape(const struct dev_mats *m)
 {
-    /* A 2-D grid of blocks, one per BM x BN tile of C. */
     const int padded = (m->n + TILE - 1) / TILE * TILE;
-    const dim3 blocks(padded / BN, padded / BM);
-    matmult_kernel<<<blocks, NUM_THREADS>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, m->n);
+    auto kernel = matmult_kernel<BM, BN, BK, WM, WN, MIN_BLOCKS>;
+    kernel<<<dim3(padded / BN, padded / BM), 32 * (BM / WM) * (BN / WN)>>>(m->a, m->lda, m->b, m->ldb,
+                                                                            m->c, m->ldc, m->n);
 }
 
-/* Step 06's padded allocation, copies and timing (common/padded.c): the lesson here is
- * the kernel. */
+static void launch(const struct dev_mats *m)
+{
+    launch_shape<LARGE, LMIN_BLOCKS>(m);
+}
+
+/* Step 06's padded allocation (common/padded.c, shared by steps 06-10): the device
+ * matrices allocated with n rounded up to a multiple of the tile and zero-filled, so that
+ * every tile is whole. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {

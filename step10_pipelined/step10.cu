@@ -1,10 +1,10 @@
 /* Step 10: a pipeline. Step 09's warp tiling, with the tiles of A and B copied from
  * global to shared memory asynchronously (cp.async), STAGES tiles ahead, so that the
  * loads of the next tiles overlap the multiply-adds on the current one instead of
- * stalling every thread at each barrier. Two tile shapes, both from the measured sweep
- * (README): large tiles for large n, smaller ones where large tiles would leave SMs
- * idle. The kernel is a template only to take its tile shape as compile-time
- * constants; each shape is one instantiation. */
+ * stalling every thread at each barrier. Several configurations, all from measured
+ * sweeps (README): large tiles for large n, smaller ones where large tiles would leave
+ * SMs idle, each with as many stages as the GPU's shared memory holds. The kernel is a
+ * template only to take them as compile-time constants; each is one instantiation. */
 #include "step.h"
 
 /* BM x BN of C per block, BK of k per tile, WM x WN per warp, and the blocks per SM the
@@ -54,7 +54,10 @@ static int pipeline_configs(int n, const struct step_config **list)
 const struct step_info step_info = {"step10", "cp.async pipeline, tiles in flight", 0, NULL, 80, "cp.async",
                                     pipeline_configs, "tile BM x BN x BK / stages in flight"};
 
-/* The swizzle of step 09: conflict-free stores of A's transposed tile. */
+/* A's tile is stored transposed, As[k][m]. The 32 lanes storing one k write 8 rows m
+ * for each of 4 values of k / 4 that are a multiple of 32 floats apart: all in one bank.
+ * XOR-ing m's bits 3-4 with k / 4 spreads them over the 32 banks, and moves whole
+ * 4-float groups, so the 16-byte fragment reads stay aligned and conflict-free. */
 #define SWZ(k, m) ((m) ^ ((((k) >> 2) & 3) << 3))
 
 /* cp.async: copy global to shared memory without passing through registers; the
@@ -98,10 +101,11 @@ template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
 __global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
     matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n)
 {
-    constexpr int MI = WM / 32, NI = WN / 16; /* 4 x 4 blocks per thread, as step 09 */
+    constexpr int MI = WM / 32, NI = WN / 16; /* 4-row and 4-column blocks per thread: 8 x 4 lanes */
     constexpr int NUM_THREADS = 32 * (BM / WM) * (BN / WN);
     static_assert(BM % WM == 0 && BN % WN == 0, "a block's tile splits into whole warp tiles");
     static_assert(WM % 32 == 0 && WN % 16 == 0, "a warp's 8 x 4 lanes cover it in 4 x 4 blocks");
+    static_assert(NUM_THREADS >= 64 && NUM_THREADS <= 1024, "a block has 64 to 1024 threads");
     static_assert((BM * BK / 4) % NUM_THREADS == 0 && (BK * BN / 4) % NUM_THREADS == 0,
                   "every thread loads the same number of float4s of A and of B");
     static_assert(BK % 4 == 0 && TILE % BK == 0 && TILE % BM == 0 && TILE % BN == 0 && BM % 32 == 0,
@@ -207,8 +211,9 @@ static void launch(const struct dev_mats *m)
     }
 }
 
-/* Step 06's padded allocation, copies and timing (common/padded.c): the lesson here is
- * the kernel. */
+/* Step 06's padded allocation (common/padded.c, shared by steps 06-10): the device
+ * matrices allocated with n rounded up to a multiple of the tile and zero-filled, so that
+ * every tile is whole. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
