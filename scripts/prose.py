@@ -6,6 +6,8 @@ gives it, in an HTML comment that Markdown does not show:
 
     step 01 already runs at <!--= tflops("step01", 1000) | .1f -->5.2<!--/=--> TFLOPS
 
+(in a Markdown table, write the bar as \| so that it does not split the cell)
+
 `make plots` (scripts/readme_tables.py) rewrites the text between the markers from the
 expression, formatted with the Python format spec after the bar; `make test` fails when a
 README's text differs from what results/ give. A claim that is not a number is written
@@ -39,7 +41,8 @@ import ladder  # noqa: E402
 
 DEVICE = "NVIDIA H100 80GB HBM3"  # the device whose figures the READMEs discuss
 HOSTS = {"xeon": "intel-r-xeon-r-processor-16-cpus", "epyc": "amd-epyc-2-cpus"}
-VALUE = re.compile(r"<!--=\s*(.*?)\s*\|\s*([^|]*?)\s*-->(.*?)<!--/=-->", re.S)
+# In a Markdown table the bar is written \| (a plain one would split the cell).
+VALUE = re.compile(r"<!--=\s*(.*?)\s*\\?\|\s*([^|]*?)\s*-->(.*?)<!--/=-->", re.S)
 ASSERT = re.compile(r"<!--\?\s*(.*?)\s*-->", re.S)
 UNIT_BYTES = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}

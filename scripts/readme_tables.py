@@ -225,6 +225,11 @@ def cpu_tables(results_dir):
     return "\n\n".join(compare), "\n\n".join(sweep)
 
 
+def gpu_iters(rows):
+    """The timed launches of the GPU variants (the CPU ones stop early on a time budget)."""
+    return ", ".join(sorted({r["iters"] for r in rows if not r["program"].startswith("cpu")})) or "?"
+
+
 def transpose_table(results_dir):
     """Every transpose variant per shape: ms, GB/s, % of the device-to-device copy,
     speedup over the naive kernel and over the CPU loop."""
@@ -245,7 +250,8 @@ def transpose_table(results_dir):
                      f(cpu / float(r["kernel_ms"]), 1) + "x" if cpu else "", r["status"]] for r in at]
             dates = ", ".join(sorted({r["date"][:10] for r in at}))
             parts.append(f"**{at[0]['device']}, {shape[0]} x {shape[1]} floats (rows x cols)** (measured {dates}; "
-                         f"median of {at[0]['iters']}; CPU rows on the same machine's CPU)\n\n"
+                         f"GPU rows the median of {gpu_iters(at)}; CPU rows on the same machine's CPU, as many runs "
+                         "as fit in their time budget)\n\n"
                          + table(["variant", "ms per transpose", "GB/s (read + write)", "% of copy", "x naive",
                                   "x CPU", "result"], body, 1))
     return "\n\n".join(parts)

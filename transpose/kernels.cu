@@ -7,8 +7,9 @@
 #define TILE 32   /* tiled32x8: 32 x 32 tiles moved by 32 x 8 threads, 4 elements each */
 #define ROWS 8
 
-/* One thread per element: the reads of a warp are 32 consecutive floats of a row of in
- * (coalesced), its writes 32 floats a whole column of out apart (32 transactions). */
+/* One thread per element, in 16 x 16 blocks: a warp (two rows of 16 threads) reads two
+ * runs of 16 consecutive floats of in (coalesced), and writes 16 pairs of floats a whole
+ * column of out apart: 16 sectors for 128 useful bytes. */
 __global__ static void transpose_naive(const float *in, float *out, int rows, int cols, int block_row0)
 {
     const int x = blockIdx.x * TILE16 + threadIdx.x;
