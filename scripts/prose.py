@@ -158,7 +158,8 @@ def parse_ncu(path):
 def render(text, results, where):
     """(new text, problems): every value marker rewritten from its expression; every
     assertion evaluated. where names the file for the messages."""
-    env = results.functions()
+    # The functions as globals, so that comprehensions and all() see them too.
+    scope = dict(results.functions(), __builtins__={}, all=all, any=any, len=len, sorted=sorted, range=range)
     problems = []
 
     def line_of(pos):
@@ -167,7 +168,7 @@ def render(text, results, where):
     def value(m):
         expr, spec, old = m.group(1), m.group(2), m.group(3)
         try:
-            new = format(eval(expr, {"__builtins__": {}}, env), spec)  # noqa: S307 (our own READMEs)
+            new = format(eval(expr, scope), spec)  # noqa: S307 (our own READMEs)
         except Exception as err:  # a missing row or a typo: say where
             problems.append(f"{where}:{line_of(m.start())}: cannot evaluate '{expr}': {err}")
             return m.group(0)
@@ -178,7 +179,7 @@ def render(text, results, where):
     new_text = VALUE.sub(value, text)
     for m in ASSERT.finditer(new_text):
         try:
-            ok = bool(eval(m.group(1), {"__builtins__": {}}, env))  # noqa: S307
+            ok = bool(eval(m.group(1), scope))  # noqa: S307
         except Exception as err:
             problems.append(f"{where}:{line_of(m.start())}: cannot evaluate assertion '{m.group(1)}': {err}")
             continue
@@ -228,8 +229,16 @@ def read_exempt(folder):
 
 
 def lint(text, where, exempt):
-    """Numbers with a unit in prose that are neither generated nor exempt."""
+    """Numbers with a unit in prose that are neither generated nor exempt; and markers that
+    start a line inside a paragraph (Markdown would end the paragraph there)."""
     problems = []
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        inside = 0 < i < len(lines) - 1 and lines[i - 1].strip() and lines[i + 1].strip() \
+            and not lines[i - 1].lstrip().startswith(("|", "<!--", "```")) 
+        if line.lstrip().startswith("<!--=") or (inside and line.lstrip().startswith("<!--?")):
+            problems.append(f"{where}:{i + 1}: a marker starts this line inside a paragraph, which Markdown would "
+                            "split there: put a word before it")
     for i, line in prose_lines(text):
         for m in MEASURED.finditer(line):
             token = m.group(0).strip()
