@@ -101,7 +101,14 @@ static void print_usage(const char *program, const char *lesson)
            "  --csv               print one CSV line instead of the report\n"
            "  --csv-header        print the CSV header line first (implies --csv)\n"
            "  --breakdown         split the end-to-end time into its phases\n"
+           "  --dist D            the inputs: uniform (the article's: [0, 1), the default) or wide\n"
+           "                      (+-m * 2^e, m in [1, 2), e in -8..8: signed, sums cancel)\n"
+           "  --load DIR          multiply DIR/a.npy by DIR/b.npy (float32, n x n, C order, as\n"
+           "                      --save and NumPy's np.save write them) instead; n is theirs\n"
            "  --save DIR          write a.npy, b.npy and c.npy (float32, n x n) into DIR\n"
+           "  --math NAME         the arithmetic, for a program that has several (--math '?' lists)\n"
+           "  --judge CLASS       judge the result by the bound of precision class fp32 or tf32\n"
+           "                      instead of the program's own (what if TF32 were called FP32?)\n"
            "  --config NAME       run this configuration (tile shape, pipeline depth) of a step\n"
            "                      that has several, instead of the best one that fits the GPU\n"
            "  --gpu-check         say in one line whether this GPU can run the program (and in\n"
@@ -112,8 +119,12 @@ static void print_usage(const char *program, const char *lesson)
            "program may use, to run what a GPU with that limit would; figures are then labelled\n"
            "\"capped to N KB\".\n"
            "\n"
-           "Exit status: 0 within tolerance; 1 not within tolerance (or NaN, Inf, unwritten\n"
-           "elements); 2 bad usage or too large for this machine; 3 no GPU (no driver, or no\n"
+           "Errors: relative |c - ref| / |ref| and componentwise |c - ref| / (|A| |B|), against a\n"
+           "double-precision reference; the verdict is the componentwise error against the bound\n"
+           "of the program's precision class (fp32, or tf32 for TF32 tensor cores).\n"
+           "\n"
+           "Exit status: 0 within the bound; 1 not within it (or NaN, Inf, unwritten elements\n"
+           "where an FP32 GEMM has none); 2 bad usage or too large for this machine; 3 no GPU (no driver, or no\n"
            "device visible); 4 this GPU lacks a feature the step needs; 5 the driver is older\n"
            "than this build; 6 no code for this GPU in the binary (rebuild); 7 any other CUDA error.\n",
            program, program, lesson, SAMPLE_ROWS, FULL_CHECK_MAX_N);
@@ -123,7 +134,7 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
                 struct options *opt)
 {
     enum { OPT_REPS = 1000, OPT_SEED, OPT_CHECK, OPT_CSV, OPT_CSV_HEADER, OPT_BREAKDOWN,
-           OPT_SAVE, OPT_CONFIG, OPT_GPU_CHECK, OPT_HELP };
+           OPT_SAVE, OPT_CONFIG, OPT_GPU_CHECK, OPT_DIST, OPT_LOAD, OPT_MATH, OPT_JUDGE, OPT_HELP };
     static const struct option longopts[] = {
         {"reps", required_argument, NULL, OPT_REPS},
         {"seed", required_argument, NULL, OPT_SEED},
@@ -134,15 +145,20 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
         {"save", required_argument, NULL, OPT_SAVE},
         {"config", required_argument, NULL, OPT_CONFIG},
         {"gpu-check", no_argument, NULL, OPT_GPU_CHECK},
+        {"dist", required_argument, NULL, OPT_DIST},
+        {"load", required_argument, NULL, OPT_LOAD},
+        {"math", required_argument, NULL, OPT_MATH},
+        {"judge", required_argument, NULL, OPT_JUDGE},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
-    int check_given = 0;
+    int dist_given = 0;
     long v;
 
     memset(opt, 0, sizeof *opt);
     opt->n = 1000;
     opt->reps = 10;
+    opt->judge = -1;
     opterr = 0; /* our own one-line messages instead of getopt's */
     optind = 1;
 
@@ -153,6 +169,7 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
         switch (c) {
         case 'n':
             opt->n = parse_size(program, optarg);
+            opt->n_given = 1;
             break;
         case OPT_REPS:
             if (parse_long(optarg, 1, 1000000, &v))
@@ -165,7 +182,7 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
             break;
         case OPT_CHECK:
             opt->check = parse_check_mode(program, optarg);
-            check_given = 1;
+            opt->check_given = 1;
             break;
         case OPT_CSV:
             opt->csv = 1;
@@ -189,6 +206,33 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
         case OPT_GPU_CHECK:
             opt->gpu_check = 1;
             break;
+        case OPT_DIST:
+            if (strcmp(optarg, "uniform") == 0)
+                opt->dist = DIST_UNIFORM;
+            else if (strcmp(optarg, "wide") == 0)
+                opt->dist = DIST_WIDE;
+            else
+                usage_error(program, "bad --dist '%s': expected uniform or wide", optarg);
+            dist_given = 1;
+            break;
+        case OPT_LOAD:
+            if (!*optarg)
+                usage_error(program, "bad --load '': expected a directory holding a.npy and b.npy");
+            opt->load_dir = optarg;
+            break;
+        case OPT_MATH:
+            if (!*optarg)
+                usage_error(program, "bad --math '': expected an arithmetic's name");
+            opt->math = optarg;
+            break;
+        case OPT_JUDGE:
+            if (strcmp(optarg, "fp32") == 0)
+                opt->judge = PRECISION_FP32;
+            else if (strcmp(optarg, "tf32") == 0)
+                opt->judge = PRECISION_TF32;
+            else
+                usage_error(program, "bad --judge '%s': expected fp32 or tf32", optarg);
+            break;
         case 'h':
         case OPT_HELP:
             print_usage(program, lesson);
@@ -199,6 +243,8 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
     }
     if (optind < argc)
         usage_error(program, "unexpected argument '%s'", argv[optind]);
-    if (!check_given)
+    if (opt->load_dir && dist_given)
+        usage_error(program, "--dist and --load: loaded inputs have no distribution to choose");
+    if (!opt->check_given)
         opt->check = opt->n <= FULL_CHECK_MAX_N ? CHECK_FULL : CHECK_SAMPLE;
 }

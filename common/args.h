@@ -20,6 +20,12 @@ struct options {
     const char *save_dir;
     const char *config; /* --config NAME, or NULL: the harness chooses */
     int gpu_check;      /* --gpu-check: say whether this GPU can run the program, and exit */
+    int n_given;        /* -n was on the command line */
+    int check_given;    /* --check was: otherwise the check depends on n (--load's n too) */
+    enum input_dist dist;  /* --dist uniform|wide */
+    const char *load_dir;  /* --load DIR: a.npy and b.npy instead of generated inputs */
+    const char *math;      /* --math NAME, or NULL: the program's default arithmetic */
+    int judge;             /* --judge CLASS: -1, the program's own precision class; else that class */
 };
 
 /* Sizes up to this get the full reference check by default; larger ones a sample

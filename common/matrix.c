@@ -1,5 +1,8 @@
+#define _POSIX_C_SOURCE 200809L /* strerror, ftell */
 #include "matrix.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,24 @@ void matgen_rect(float *a, size_t lda, int rows, int cols, uint64_t *state)
     }
 }
 
+void matgen_wide(float *a, size_t lda, int rows, int cols, uint64_t *state)
+{
+    for (int i = 0; i < rows; i++) {
+        for (int j = 0; j < cols; j++) {
+            const uint32_t bits = rand31(state);
+            const double mantissa = 1.0 + rand31(state) / RAND31_RANGE; /* [1, 2) */
+            const int exponent = (int)(bits % 17) - 8;                  /* -8 .. 8 */
+            const float value = (float)ldexp(mantissa, exponent);
+            a[(size_t)i * lda + j] = (bits >> 30) & 1 ? -value : value;
+        }
+    }
+}
+
+const char *dist_name(enum input_dist dist)
+{
+    return dist == DIST_WIDE ? "wide" : "uniform";
+}
+
 void poison_mat(float *c, size_t count)
 {
     memset(c, POISON_BYTE, sizeof *c * count);
@@ -48,7 +69,7 @@ int is_poison(float x)
     return bits == POISON_BITS;
 }
 
-void reference_row(const float *a, const float *b, int n, int row, double *out)
+void reference_row(const float *a, const float *b, int n, int row, double *out, double *abs_out)
 {
     /* i-k-j order: the inner loop walks a row of B and of out contiguously, so it
      * vectorises; the j-inner dot-product order would stride through B. */
@@ -61,6 +82,16 @@ void reference_row(const float *a, const float *b, int n, int row, double *out)
         for (int j = 0; j < n; j++)
             out[j] += aik * (double)brow[j];
     }
+    if (!abs_out)
+        return;
+    for (int j = 0; j < n; j++)
+        abs_out[j] = 0.0;
+    for (int k = 0; k < n; k++) {
+        const double aik = fabs((double)arow[k]);
+        const float *brow = b + (size_t)k * n;
+        for (int j = 0; j < n; j++)
+            abs_out[j] += aik * fabs((double)brow[j]);
+    }
 }
 
 void check_init(struct check_result *r)
@@ -69,17 +100,54 @@ void check_init(struct check_result *r)
     r->first_bad = -1;
 }
 
-void compare_values(const float *c, const double *ref, size_t count, struct check_result *r)
+void compare_values(const float *c, const double *ref, const double *abs_ref, size_t count,
+                    struct check_result *r)
 {
     for (size_t j = 0; j < count; j++) {
-        double diff = fabs((double)c[j] - ref[j]);
-        double err = ref[j] != 0.0 ? diff / fabs(ref[j]) : diff;
-        /* NaN compares false with everything: make it the maximum, never skip it. */
-        if (!(err <= r->max_rel_err))
-            r->max_rel_err = isnan(err) ? INFINITY : err;
-        r->sum_rel_err += err;
+        if (is_poison(c[j]))
+            continue; /* the scan counts it */
+        /* What an FP32 GEMM gives here: NaN, an Inf (also where the double sum is past
+         * what a float holds), or a finite value. */
+        const float expected = (float)ref[j];
+        if (!isfinite(expected)) {
+            const int same = isnan(expected) ? isnan(c[j]) : c[j] == expected;
+            if (same)
+                r->expected_nonfinite++;
+            else if (isfinite(c[j]))
+                r->wrong_nonfinite++; /* a non-finite C where another is expected: the scan counts it */
+            continue;
+        }
+        double rel, comp;
+        if (!isfinite(c[j])) {
+            rel = comp = INFINITY; /* never skipped: the maximum */
+        } else {
+            const double diff = fabs((double)c[j] - ref[j]);
+            const double scale = abs_ref ? abs_ref[j] : fabs(ref[j]);
+            rel = ref[j] != 0.0 ? diff / fabs(ref[j]) : diff;
+            comp = scale != 0.0 ? diff / scale : diff;
+        }
+        if (!(rel <= r->max_rel_err))
+            r->max_rel_err = rel;
+        if (!(comp <= r->max_comp_err))
+            r->max_comp_err = comp;
+        r->sum_rel_err += rel;
+        r->sum_comp_err += comp;
         r->compared++;
     }
+}
+
+/* Add row to total: counts, sums and maxima. */
+static void add_result(struct check_result *total, const struct check_result *row)
+{
+    total->compared += row->compared;
+    total->sum_rel_err += row->sum_rel_err;
+    total->sum_comp_err += row->sum_comp_err;
+    if (!(row->max_rel_err <= total->max_rel_err))
+        total->max_rel_err = row->max_rel_err;
+    if (!(row->max_comp_err <= total->max_comp_err))
+        total->max_comp_err = row->max_comp_err;
+    total->expected_nonfinite += row->expected_nonfinite;
+    total->wrong_nonfinite += row->wrong_nonfinite;
 }
 
 void scan_nonfinite(const float *c, size_t count, struct check_result *r)
@@ -105,15 +173,12 @@ void compare_mat(const float *c, size_t ldc, const double *ref, size_t ldref, in
         struct check_result row;
         check_init(&row);
         scan_nonfinite(c + (size_t)i * ldc, (size_t)n, &row);
-        compare_values(c + (size_t)i * ldc, ref + (size_t)i * ldref, (size_t)n, &row);
+        compare_values(c + (size_t)i * ldc, ref + (size_t)i * ldref, NULL, (size_t)n, &row);
         if (row.first_bad >= 0 && r->first_bad < 0)
             r->first_bad = (long)((size_t)i * n + row.first_bad);
         r->nonfinite += row.nonfinite;
         r->unwritten += row.unwritten;
-        r->compared += row.compared;
-        r->sum_rel_err += row.sum_rel_err;
-        if (!(row.max_rel_err <= r->max_rel_err))
-            r->max_rel_err = row.max_rel_err;
+        add_result(r, &row);
     }
     r->rows_checked += (size_t)n;
 }
@@ -161,38 +226,33 @@ void check_product(const float *a, const float *b, const float *c, int n,
         exit(2);
     }
     int nrows = choose_rows(n, mode, seed, rows);
-    double max_err = 0.0, sum_err = 0.0;
-    size_t compared = 0;
     int failed_alloc = 0;
 
-#pragma omp parallel reduction(max : max_err) reduction(+ : sum_err, compared) reduction(| : failed_alloc)
+#pragma omp parallel
     {
-        double *ref = malloc(sizeof *ref * (size_t)n);
-        if (!ref) {
+        struct check_result mine;
+        check_init(&mine);
+        double *ref = malloc(sizeof *ref * (size_t)n), *abs_ref = malloc(sizeof *abs_ref * (size_t)n);
+        if (!ref || !abs_ref) {
+#pragma omp atomic write
             failed_alloc = 1;
         } else {
 #pragma omp for schedule(dynamic, 1)
             for (int t = 0; t < nrows; t++) {
-                struct check_result row;
-                check_init(&row);
-                reference_row(a, b, n, rows[t], ref);
-                compare_values(c + (size_t)rows[t] * n, ref, (size_t)n, &row);
-                if (!(row.max_rel_err <= max_err))
-                    max_err = row.max_rel_err;
-                sum_err += row.sum_rel_err;
-                compared += row.compared;
+                reference_row(a, b, n, rows[t], ref, abs_ref);
+                compare_values(c + (size_t)rows[t] * n, ref, abs_ref, (size_t)n, &mine);
             }
         }
         free(ref);
+        free(abs_ref);
+#pragma omp critical
+        add_result(r, &mine);
     }
     free(rows);
     if (failed_alloc) {
         fprintf(stderr, "out of host memory for the reference check\n");
         exit(2);
     }
-    r->max_rel_err = max_err;
-    r->sum_rel_err = sum_err;
-    r->compared = compared;
     r->rows_checked = (size_t)nrows;
 }
 
@@ -200,18 +260,20 @@ int make_reference(const float *a, const float *b, int n, enum check_mode mode, 
                    struct reference *ref)
 {
     int max_rows = mode == CHECK_FULL || n <= SAMPLE_ROWS ? n : SAMPLE_ROWS;
+    const size_t cells = (size_t)n * (max_rows > 0 ? max_rows : 1);
     memset(ref, 0, sizeof *ref);
     ref->n = n;
     ref->rows = malloc(sizeof *ref->rows * (size_t)(max_rows > 0 ? max_rows : 1));
-    ref->values = malloc(sizeof *ref->values * (size_t)n * (max_rows > 0 ? max_rows : 1));
-    if (!ref->rows || !ref->values) {
+    ref->values = malloc(sizeof *ref->values * cells);
+    ref->abs_values = malloc(sizeof *ref->abs_values * cells);
+    if (!ref->rows || !ref->values || !ref->abs_values) {
         free_reference(ref);
         return -1;
     }
     ref->nrows = choose_rows(n, mode, seed, ref->rows);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int t = 0; t < ref->nrows; t++)
-        reference_row(a, b, n, ref->rows[t], ref->values + (size_t)t * n);
+        reference_row(a, b, n, ref->rows[t], ref->values + (size_t)t * n, ref->abs_values + (size_t)t * n);
     return 0;
 }
 
@@ -221,7 +283,8 @@ void check_with_reference(const struct reference *ref, const float *c, struct ch
     check_init(r);
     scan_nonfinite(c, n * n, r);
     for (int t = 0; t < ref->nrows; t++)
-        compare_values(c + (size_t)ref->rows[t] * n, ref->values + (size_t)t * n, n, r);
+        compare_values(c + (size_t)ref->rows[t] * n, ref->values + (size_t)t * n, ref->abs_values + (size_t)t * n,
+                       n, r);
     r->rows_checked = (size_t)ref->nrows;
 }
 
@@ -229,21 +292,37 @@ void free_reference(struct reference *ref)
 {
     free(ref->rows);
     free(ref->values);
+    free(ref->abs_values);
     ref->rows = NULL;
-    ref->values = NULL;
+    ref->values = ref->abs_values = NULL;
 }
 
-double step_tolerance(int compensated, int n)
+double precision_bound(enum precision_class precision, int compensated, int k)
 {
-    if (compensated)
-        return KAHAN_TOLERANCE;
     const double u = ldexp(1.0, -24);
-    return (n + 1) * u / (1.0 - (n + 1) * u);
+    if (compensated && precision == PRECISION_FP32)
+        return KAHAN_TOLERANCE;
+    const double fp32 = expm1(FP32_LAMBDA * sqrt((double)k) * u + k * u * u / (1.0 - u));
+    return precision == PRECISION_TF32 ? 2.0 * ldexp(1.0, -10) + fp32 : fp32;
 }
 
-int check_passes(const struct check_result *r, double tolerance)
+const char *precision_name(enum precision_class precision)
 {
-    return r->nonfinite == 0 && r->unwritten == 0 && r->max_rel_err <= tolerance;
+    return precision == PRECISION_TF32 ? "tf32" : "fp32";
+}
+
+int check_passes(const struct check_result *r, double bound)
+{
+    return r->unwritten == 0 && r->nonfinite == r->expected_nonfinite && r->wrong_nonfinite == 0 &&
+           r->max_comp_err <= bound;
+}
+
+int all_finite(const float *m, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(m[i]))
+            return 0;
+    return 1;
 }
 
 int save_npy(const char *path, const float *m, int rows, int cols)
@@ -272,4 +351,117 @@ int save_npy(const char *path, const float *m, int rows, int cols)
     ok = ok && fwrite(m, sizeof *m, (size_t)rows * cols, f) == (size_t)rows * cols;
     ok = (fclose(f) == 0) && ok;
     return ok ? 0 : -1;
+}
+
+/* The value of key in the header's dict literal, e.g. "'<f4'" for 'descr', or NULL. */
+static const char *npy_field(const char *dict, const char *key)
+{
+    const char *at = strstr(dict, key);
+    if (!at)
+        return NULL;
+    at = strchr(at + strlen(key), ':');
+    if (!at)
+        return NULL;
+    at++;
+    while (*at == ' ')
+        at++;
+    return at;
+}
+
+int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_t errlen)
+{
+    *m = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return -1;
+    }
+    unsigned char head[12];
+    size_t header_len = 0, preamble = 0;
+    if (fread(head, 1, 10, f) != 10 || memcmp(head, "\x93NUMPY", 6) != 0) {
+        snprintf(err, errlen, "not a .npy file (no \\x93NUMPY magic)");
+        goto fail;
+    }
+    if (head[6] == 1) {
+        header_len = head[8] | (size_t)head[9] << 8;
+        preamble = 10;
+    } else if (head[6] == 2 || head[6] == 3) {
+        if (fread(head + 10, 1, 2, f) != 2) {
+            snprintf(err, errlen, "truncated header");
+            goto fail;
+        }
+        header_len = head[8] | (size_t)head[9] << 8 | (size_t)head[10] << 16 | (size_t)head[11] << 24;
+        preamble = 12;
+    } else {
+        snprintf(err, errlen, "unknown .npy format version %d.%d", head[6], head[7]);
+        goto fail;
+    }
+    if (header_len > 65536) {
+        snprintf(err, errlen, "header of %zu bytes: not a matrix's", header_len);
+        goto fail;
+    }
+    char dict[65537];
+    if (fread(dict, 1, header_len, f) != header_len) {
+        snprintf(err, errlen, "truncated header");
+        goto fail;
+    }
+    dict[header_len] = '\0';
+    const char *descr = npy_field(dict, "'descr'"), *order = npy_field(dict, "'fortran_order'"),
+               *shape = npy_field(dict, "'shape'");
+    if (!descr || !order || !shape) {
+        snprintf(err, errlen, "header without descr, fortran_order and shape");
+        goto fail;
+    }
+    if (strncmp(descr, "'<f4'", 5) != 0) {
+        int len = (int)strcspn(descr, ",}");
+        snprintf(err, errlen, "dtype %.*s, expected float32 '<f4' (in NumPy: a.astype(np.float32))", len, descr);
+        goto fail;
+    }
+    if (strncmp(order, "False", 5) != 0) {
+        snprintf(err, errlen, "Fortran order, expected C order (in NumPy: np.ascontiguousarray(a))");
+        goto fail;
+    }
+    long r = -1, c = -1;
+    int used = 0;
+    if (sscanf(shape, "(%ld, %ld)%n", &r, &c, &used) != 2 || used == 0) {
+        int len = (int)strcspn(shape, ")");
+        snprintf(err, errlen, "shape %.*s), expected a 2-D matrix (rows, cols)", len, shape);
+        goto fail;
+    }
+    if (r < 1 || c < 1 || r > INT_MAX || c > INT_MAX) {
+        snprintf(err, errlen, "shape (%ld, %ld): a matrix needs at least one row and one column", r, c);
+        goto fail;
+    }
+    /* The data must be exactly rows x cols floats: no more, no less. */
+    const double want = (double)r * c * sizeof(float);
+    if (fseek(f, 0, SEEK_END) != 0) {
+        snprintf(err, errlen, "cannot seek: %s", strerror(errno));
+        goto fail;
+    }
+    const long size = ftell(f);
+    const double have = (double)size - (double)(preamble + header_len);
+    if (have != want) {
+        snprintf(err, errlen, "%s: shape (%ld, %ld) needs %.0f bytes of data, the file has %.0f",
+                 have < want ? "truncated" : "bytes past the data", r, c, want, have);
+        goto fail;
+    }
+    if (fseek(f, (long)(preamble + header_len), SEEK_SET) != 0 ||
+        !(*m = malloc(sizeof **m * (size_t)r * (size_t)c))) {
+        snprintf(err, errlen, "cannot allocate %.1f GB", want / 1e9);
+        goto fail;
+    }
+    /* float32 little-endian ('<f4'): the host byte order on every machine we build for. */
+    if (fread(*m, sizeof **m, (size_t)r * c, f) != (size_t)r * c) {
+        snprintf(err, errlen, "read error: %s", strerror(errno));
+        goto fail;
+    }
+    fclose(f);
+    *rows = (int)r;
+    *cols = (int)c;
+    return 0;
+fail:
+    free(*m);
+    *m = NULL;
+    fclose(f);
+    return -1;
 }

@@ -23,30 +23,53 @@ void matgen(float *a, size_t lda, int n, uint64_t *state);
 /* The same values for a rows x cols matrix (matgen is the square case). */
 void matgen_rect(float *a, size_t lda, int rows, int cols, uint64_t *state);
 
+/* The inputs a program multiplies: the article's (uniform in [0, 1), all positive, so
+ * every sum grows and nothing cancels), or wide: +-m * 2^e with m in [1, 2) and e
+ * uniform in [-8, 8], signed values over 17 binades whose sums cancel as in real
+ * workloads, where relative errors say little and the componentwise error says how
+ * good a result is. */
+enum input_dist { DIST_UNIFORM, DIST_WIDE };
+void matgen_wide(float *a, size_t lda, int rows, int cols, uint64_t *state);
+const char *dist_name(enum input_dist dist);
+
 void poison_mat(float *c, size_t count);
 int is_poison(float x);
 
 /* One row of the reference C = A B in double precision (products of floats are
- * exact in double, so only the n additions round, at 2^-53 each). */
-void reference_row(const float *a, const float *b, int n, int row, double *out);
+ * exact in double, so only the n additions round, at 2^-53 each), and, when abs_out is
+ * not NULL, the same row of |A| |B|: the scale of each element's rounding errors. */
+void reference_row(const float *a, const float *b, int n, int row, double *out, double *abs_out);
 
-/* What the comparison found. Relative error |c - ref| / |ref|; where ref is exactly 0
- * the absolute error |c| is used instead, so nothing is divided by zero. */
+/* What the comparison found, for each element whose reference is finite:
+ * - relative error |c - ref| / |ref| (|c - ref| where ref is exactly 0): the article's;
+ *   on signed inputs it is large wherever the sum cancels, whatever the arithmetic;
+ * - componentwise error |c - ref| / (|A| |B|)_ij (|c - ref| where that is 0): the
+ *   quantity GEMM error bounds are stated in, meaningful where ref is near zero. The
+ *   verdict is this one against the program's precision bound (precision_bound).
+ * Where an FP32 GEMM gives NaN or Inf (a NaN or Inf among loaded inputs, or an overflow),
+ * C must hold that NaN, or that Inf with its sign. */
 struct check_result {
     double max_rel_err;
     double sum_rel_err;     /* average = sum / compared */
+    double max_comp_err;
+    double sum_comp_err;
     size_t compared;        /* elements compared with the reference */
     size_t rows_checked;    /* rows of C compared (all of them, or a sample) */
     size_t nonfinite;       /* NaN or Inf anywhere in C */
+    size_t expected_nonfinite; /* ... of which the reference expects (NaN/Inf inputs, overflow) */
+    size_t wrong_nonfinite; /* a finite or other value where NaN or Inf is expected */
     size_t unwritten;       /* still holding the poison pattern */
     long first_bad;         /* index of the first non-finite or unwritten element, or -1 */
 };
 
 void check_init(struct check_result *r);
-/* Accumulate |c - ref| / |ref| over count elements (no finiteness scan). */
-void compare_values(const float *c, const double *ref, size_t count, struct check_result *r);
-/* The article's compare_mat: both matrices n x n, every element compared; also
- * counts NaN, Inf and unwritten elements. */
+/* Compare count elements with their reference (no scan for NaN/Inf/poison: a NaN or Inf
+ * where the reference is finite makes the maximum errors infinite). abs_ref, the row of
+ * |A| |B|, may be NULL: then |ref| stands for it (right when no term is negative). */
+void compare_values(const float *c, const double *ref, const double *abs_ref, size_t count,
+                    struct check_result *r);
+/* The article's compare_mat: both matrices n x n, every element compared (|ref| as the
+ * scale of the componentwise error); also counts NaN, Inf and unwritten elements. */
 void compare_mat(const float *c, size_t ldc, const double *ref, size_t ldref, int n,
                  struct check_result *r);
 /* Scan all of C for NaN, Inf and the poison pattern. */
@@ -56,10 +79,16 @@ enum check_mode { CHECK_FULL, CHECK_SAMPLE, CHECK_NONE };
 #define SAMPLE_ROWS 64
 
 /* Every element scanned for NaN/Inf/poison; the rows chosen by mode compared with
- * the double reference (sample: first, last and random rows from seed). */
+ * the double reference (sample: first, last and random rows from seed). Inputs with a
+ * NaN or Inf need mode CHECK_FULL: NaN and Inf in C are then expected where the
+ * reference has them, which only the compared rows can tell. */
 void check_product(const float *a, const float *b, const float *c, int n,
                    enum check_mode mode, uint64_t seed, struct check_result *r);
-int check_passes(const struct check_result *r, double tolerance);
+/* Pass: nothing unwritten, NaN and Inf exactly where expected, and the componentwise
+ * error within bound. */
+int check_passes(const struct check_result *r, double bound);
+/* 1 if all count values are finite. */
+int all_finite(const float *m, size_t count);
 
 /* A reference kept in memory, to check several results of one product (the CPU
  * chapter checks every variant against it): the rows chosen by mode, in double. */
@@ -68,6 +97,7 @@ struct reference {
     int nrows;
     int *rows;      /* which rows of C, ascending */
     double *values; /* nrows x n */
+    double *abs_values; /* the same rows of |A| |B| */
 };
 /* 0 on success, -1 when out of memory. */
 int make_reference(const float *a, const float *b, int n, enum check_mode mode, uint64_t seed,
@@ -76,16 +106,33 @@ int make_reference(const float *a, const float *b, int n, enum check_mode mode, 
 void check_with_reference(const struct reference *ref, const float *c, struct check_result *r);
 void free_reference(struct reference *ref);
 
-/* Kahan steps: 2.5e-7 at every n. Compensated summation of non-negative terms
- * errs by at most about 2u = 1.2e-7 (u = 2^-24, Higham, Accuracy and Stability,
- * 4.3), 3u = 1.8e-7 if the products are rounded separately.
- * Plain summation: the worst-case bound gamma(n+1) = (n+1)u / (1 - (n+1)u), which
- * grows with n (6.0e-5 at n = 1000; the article measured 2.0e-6). */
+/* What a result is judged by: its precision class and the bound of that class on the
+ * componentwise error (u = 2^-24, FP32's unit roundoff; k = the length of each sum):
+ * - compensated (Kahan) FP32: 2.5e-7 at every k. A compensated sum errs by at most
+ *   about 2u = 1.2e-7 of the sum of its terms' magnitudes (Higham, Accuracy and
+ *   Stability, 4.3), 3u = 1.8e-7 with the products rounded separately.
+ * - FP32: the probabilistic bound of Higham and Mary (SIAM J. Sci. Comput. 41(5), 2019):
+ *   exp(lambda sqrt(k) u + k u^2 / (1 - u)) - 1, lambda = 9, which rounding errors exceed
+ *   with a probability below 2 k exp(-lambda^2 / 2) = 5e-18 k per element (1.7e-5 at
+ *   k = 1000). The worst-case bound gamma(k) = k u / (1 - k u) (6.0e-5 at k = 1000) is
+ *   never approached by real FP32 sums (every FP32 program here stays under 1.2 sqrt(k) u),
+ *   and is loose enough to pass a TF32 result as FP32.
+ * - TF32: both inputs rounded to TF32 (10 explicit mantissa bits) in either direction,
+ *   to nearest or by truncation: 2 * 2^-10 for the product, plus the FP32 bound for the
+ *   sum (2.0e-3 at k = 1000). */
+enum precision_class { PRECISION_FP32, PRECISION_TF32 };
 #define KAHAN_TOLERANCE 2.5e-7
-double step_tolerance(int compensated, int n);
+#define FP32_LAMBDA 9.0
+double precision_bound(enum precision_class precision, int compensated, int k);
+const char *precision_name(enum precision_class precision);
 
 /* Write a float32 (rows, cols) row-major matrix as a NumPy .npy file (format 1.0). 0 on success. */
 int save_npy(const char *path, const float *m, int rows, int cols);
+/* Read a .npy file holding a 2-D float32 array in C order (what save_npy and NumPy's
+ * np.save of a float32 matrix write, format 1.0, 2.0 or 3.0): 0 on success, with *m from
+ * malloc; -1 with the reason in err (a missing file, not .npy, another dtype, Fortran
+ * order, not 2-D, truncated, bytes past the data, out of memory). */
+int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_t errlen);
 
 /* The seeded generator behind matgen (SplitMix64): 31 random bits, like rand(). */
 uint32_t rand31(uint64_t *state);

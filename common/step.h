@@ -19,6 +19,15 @@ struct step_config {
     size_t smem_bytes; /* dynamic shared memory one block needs */
 };
 
+/* One arithmetic of a program that offers several (--math NAME): cuBLAS in FP32 or with
+ * TF32 tensor cores, CUTLASS's TF32 and 3xTF32 kernels. Its rows are named row_name. */
+struct step_math {
+    const char *name;     /* what --math takes: "tf32" */
+    const char *row_name; /* the program's name in the report and the CSV: "cublas_tf32" */
+    enum precision_class precision;
+    const char *lesson;
+};
+
 struct step_info {
     const char *program; /* "step05" */
     const char *lesson;  /* a few words: what this step changes */
@@ -33,8 +42,15 @@ struct step_info {
      * when the step has one. */
     int (*configs)(int n, const struct step_config **list);
     const char *config_legend; /* what a configuration's name says: "BM x BN x BK / stages" */
+    enum precision_class precision; /* PRECISION_FP32 (0) unless the step rounds to TF32 */
+    /* Several arithmetics, chosen with --math: a list ended by {NULL}, the default first;
+     * NULL for a program with one. Each brings its own row name and precision class. */
+    const struct step_math *maths;
 };
 extern const struct step_info step_info;
+
+/* The arithmetic --math chose (the list's first by default; NULL for a program without). */
+extern const struct step_math *step_math;
 
 /* The configuration the harness chose for this run (NULL for a step without configs). */
 extern const struct step_config *step_config;

@@ -49,6 +49,53 @@ static void check_device_memory(const char *program, int n, const struct gpu_dev
 }
 
 const struct step_config *step_config;
+const struct step_math *step_math;
+
+/* --math's name, checked before the GPU is touched; the list's first without --math. */
+static void choose_math(const char *program, const struct options *opt)
+{
+    if (!step_info.maths) {
+        if (opt->math)
+            usage_error(program, "bad --math '%s': %s has a single arithmetic", opt->math, program);
+        return;
+    }
+    char names[256] = "";
+    for (const struct step_math *m = step_info.maths; m->name; m++) {
+        if (!opt->math || strcmp(m->name, opt->math) == 0) {
+            step_math = m;
+            return;
+        }
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", m == step_info.maths ? "" : ", ",
+                 m->name);
+    }
+    usage_error(program, "bad --math '%s': expected one of %s", opt->math, names);
+}
+
+/* --load DIR: DIR/a.npy and DIR/b.npy, both n x n float32; any problem is one line and
+ * exit 2, before the GPU is touched. n becomes theirs (-n, if given, must agree). */
+static void load_inputs(const char *program, struct options *opt, float **a, float **b)
+{
+    const char *names[2] = {"a.npy", "b.npy"};
+    float **mats[2] = {a, b};
+    int rows[2], cols[2];
+    for (int i = 0; i < 2; i++) {
+        char path[4096], err[512];
+        snprintf(path, sizeof path, "%s/%s", opt->load_dir, names[i]);
+        if (load_npy(path, mats[i], &rows[i], &cols[i], err, sizeof err) != 0)
+            usage_error(program, "cannot load '%s': %s", path, err);
+        if (rows[i] != cols[i])
+            usage_error(program, "cannot load '%s': it is %d x %d, the programs multiply square matrices", path,
+                        rows[i], cols[i]);
+    }
+    if (rows[0] != rows[1])
+        usage_error(program, "cannot load '%s': a.npy is %d x %d but b.npy is %d x %d", opt->load_dir, rows[0],
+                    rows[0], rows[1], rows[1]);
+    if (opt->n_given && opt->n != rows[0])
+        usage_error(program, "-n %d, but '%s' holds %d x %d matrices", opt->n, opt->load_dir, rows[0], rows[0]);
+    opt->n = rows[0];
+    if (!opt->check_given)
+        opt->check = opt->n <= FULL_CHECK_MAX_N ? CHECK_FULL : CHECK_SAMPLE;
+}
 
 /* --config's name, checked before the GPU is touched: a bad one is bad usage. */
 static const struct step_config *named_config(const char *program, const struct options *opt)
@@ -135,13 +182,23 @@ static void save_all(const char *program, const char *dir, const float *a, const
 
 #define CSV_HEADER "program,n,device,kernel_ms,gflops,total_ms,max_rel_err,avg_rel_err," \
                    "e2e_gflops,alloc_ms,h2d_ms,kernel_e2e_ms,d2h_ms,free_ms,reps,check," \
-                   "rows_checked,tolerance,status,config,smem_bytes,smem_limit"
+                   "rows_checked,tolerance,status,config,smem_bytes,smem_limit,dist,precision," \
+                   "max_comp_err,avg_comp_err"
 
 int main(int argc, char **argv)
 {
     struct options opt;
     const char *program = step_info.program;
     parse_args(program, step_info.lesson, argc, argv, &opt);
+    choose_math(program, &opt);
+    if (step_math)
+        program = step_math->row_name;
+    const char *lesson = step_math ? step_math->lesson : step_info.lesson;
+    const enum precision_class precision = step_math ? step_math->precision : step_info.precision;
+    const enum precision_class judged = opt.judge >= 0 ? (enum precision_class)opt.judge : precision;
+    float *a = NULL, *b = NULL;
+    if (opt.load_dir)
+        load_inputs(program, &opt, &a, &b);
     const int n = opt.n;
     check_host_memory(program, n);
     const struct step_config *named = named_config(program, &opt);
@@ -163,10 +220,21 @@ int main(int argc, char **argv)
         return EXIT_PASS;
     }
 
-    float *a = host_matrix(program, n), *b = host_matrix(program, n), *c = host_matrix(program, n);
-    uint64_t state = opt.seed;
-    matgen(a, n, n, &state);
-    matgen(b, n, n, &state);
+    float *c = host_matrix(program, n);
+    if (!opt.load_dir) {
+        a = host_matrix(program, n);
+        b = host_matrix(program, n);
+        uint64_t state = opt.seed;
+        void (*gen)(float *, size_t, int, int, uint64_t *) = opt.dist == DIST_WIDE ? matgen_wide : matgen_rect;
+        gen(a, n, n, n, &state);
+        gen(b, n, n, n, &state);
+    }
+    /* NaN or Inf among the inputs: C holds NaN and Inf where an FP32 GEMM would, which only
+     * the reference of a row can tell, so every row is compared. */
+    const int finite_inputs = all_finite(a, (size_t)n * n) && all_finite(b, (size_t)n * n);
+    if (!finite_inputs)
+        opt.check = CHECK_FULL;
+    const char *inputs = opt.load_dir ? "loaded" : dist_name(opt.dist);
 
     /* Pass 0 warms up (module load, allocator, clocks); then E2E_PASSES timed passes,
      * the last of which also times the kernel alone. C is poisoned before each pass. */
@@ -195,9 +263,11 @@ int main(int argc, char **argv)
 
     struct check_result res;
     check_product(a, b, c, n, opt.check, opt.seed, &res);
-    double tol = step_tolerance(step_info.compensated, n);
+    double tol = precision_bound(judged, step_info.compensated, n);
     int pass = check_passes(&res, tol);
     double avg = res.compared ? res.sum_rel_err / res.compared : 0.0;
+    double avg_comp = res.compared ? res.sum_comp_err / res.compared : 0.0;
+    const size_t bad_nonfinite = res.nonfinite - res.expected_nonfinite + res.wrong_nonfinite;
 
     if (opt.save_dir)
         save_all(program, opt.save_dir, a, b, c, n);
@@ -205,13 +275,15 @@ int main(int argc, char **argv)
     if (opt.csv) {
         if (opt.csv_header)
             printf("%s\n", CSV_HEADER);
-        printf("%s,%d,%s,%.6f,%.2f,%.6f,%.6e,%.6e,%.2f,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s,%zu,%.3e,%s,%s,%zu,%zu\n",
+        printf("%s,%d,%s,%.6f,%.2f,%.6f,%.6e,%.6e,%.2f,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s,%zu,%.3e,%s,%s,%zu,%zu,"
+               "%s,%s,%.6e,%.6e\n",
                program, n, dev.name, kernel_ms, gflops(n, kernel_ms), total_ms, res.max_rel_err, avg,
                gflops(n, total_ms), e2e.alloc_ms, e2e.h2d_ms, e2e.kernel_ms, e2e.d2h_ms, e2e.free_ms,
                opt.reps, check_name(opt.check), res.rows_checked, tol, pass ? "pass" : "FAIL",
-               step_config ? step_config->name : "", run_smem_bytes(n), dev.smem_per_block_optin);
+               step_config ? step_config->name : "", run_smem_bytes(n), dev.smem_per_block_optin, inputs,
+               precision_name(judged), res.max_comp_err, avg_comp);
     } else {
-        printf("%s: %s\n", program, step_info.lesson);
+        printf("%s: %s\n", program, lesson);
         printf("Device: %s (%d SMs, compute capability %d.%d), n = %d\n", dev.name, dev.sm_count,
                dev.cc_major, dev.cc_minor, n);
         if (step_config)
@@ -222,12 +294,17 @@ int main(int argc, char **argv)
                    sizeof(float) * (size_t)(e2e.padded_n ? e2e.padded_n : n), e2e.pitch_bytes);
         if (e2e.padded_n)
             printf("Padded allocation: %d x %d zero-filled for n = %d\n", e2e.padded_n, e2e.padded_n, n);
+        printf("Inputs: %s%s%s\n", opt.load_dir ? "loaded from " : dist_name(opt.dist),
+               opt.load_dir ? opt.load_dir : opt.dist == DIST_WIDE ? " (+-m * 2^e, e in -8..8)" : " ([0, 1))",
+               finite_inputs ? "" : ", with NaN or Inf: every row is compared");
         if (opt.check == CHECK_NONE)
             printf("Max error: not checked (--check none)\n");
         else
-            printf("Max error: %g Average error: %g (%zu of %d rows against the double reference%s)\n",
+            printf("Max error: %g Average error: %g (%zu of %d rows against the double reference%s)\n"
+                   "Componentwise error |c - ref| / (|A| |B|): max %g, average %g\n",
                    res.max_rel_err, avg, res.rows_checked, n,
-                   opt.check == CHECK_SAMPLE && (int)res.rows_checked < n ? ", a sample" : "");
+                   opt.check == CHECK_SAMPLE && (int)res.rows_checked < n ? ", a sample" : "", res.max_comp_err,
+                   avg_comp);
         printf("Time used: %.4f s (%.2f GFLOPS) end-to-end, median of %d\n", total_ms / 1e3,
                gflops(n, total_ms), E2E_PASSES);
         if (opt.breakdown)
@@ -235,12 +312,14 @@ int main(int argc, char **argv)
                    e2e.alloc_ms, e2e.h2d_ms, e2e.kernel_ms, e2e.d2h_ms, e2e.free_ms);
         printf("Kernel: %.4f ms (%.2f GFLOPS), median of %d after a warm-up\n", kernel_ms,
                gflops(n, kernel_ms), opt.reps);
-        if (res.unwritten || res.nonfinite)
-            printf("FAIL: %zu unwritten and %zu NaN/Inf elements, first at row %ld column %ld\n",
-                   res.unwritten, res.nonfinite, res.first_bad / n, res.first_bad % n);
+        if (res.unwritten || bad_nonfinite)
+            printf("FAIL: %zu unwritten and %zu NaN/Inf elements where an FP32 GEMM has none, first at row %ld "
+                   "column %ld\n", res.unwritten, bad_nonfinite, res.first_bad / n, res.first_bad % n);
         else if (opt.check != CHECK_NONE)
-            printf("%s: max relative error %.3g %s tolerance %.3g\n", pass ? "PASS" : "FAIL",
-                   res.max_rel_err, pass ? "<=" : ">", tol);
+            printf("%s: componentwise error %.3g %s %.3g, the %s bound%s\n", pass ? "PASS" : "FAIL",
+                   res.max_comp_err, pass ? "<=" : ">", tol,
+                   step_info.compensated && judged == PRECISION_FP32 ? "compensated fp32" : precision_name(judged),
+                   judged != precision ? " (--judge)" : "");
         else
             printf("PASS: every element written and finite (accuracy not checked)\n");
     }

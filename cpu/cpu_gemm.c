@@ -333,7 +333,7 @@ int main(int argc, char **argv)
         matgen(b, n, n, &state);
         if (make_reference(a, b, n, mode, o.seed, &ref))
             usage_error(PROGRAM, "cannot allocate host memory for the reference at n = %d", n);
-        const double tol = step_tolerance(0, n);
+        const double tol = precision_bound(PRECISION_FP32, 0, n);
         if (!o.csv)
             printf("\nn = %d on %s (%ld CPUs), check: %s\n%-15s %7s %8s %12s %10s %12s  %s\n", n, host, cpus,
                    mode == CHECK_FULL ? "every row" : mode == CHECK_SAMPLE ? "64 sampled rows" : "none",

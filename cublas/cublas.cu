@@ -1,12 +1,21 @@
-/* The ceiling: cuBLAS SGEMM in its default math mode (FP32 arithmetic, no TF32),
- * with the same harness, options and output as the steps. */
+/* The ceilings: cuBLAS SGEMM in its default math mode (FP32 arithmetic, no TF32), and
+ * with --math tf32 the same call on TF32 tensor cores, with the same harness, options and
+ * output as the steps. */
 #include "step.h"
 
 #include <cublas_v2.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-const struct step_info step_info = {"cublas", "cuBLAS SGEMM (FP32, default math): the ceiling", 0, NULL};
+/* FP32 first: the default, and the ceiling of the fp32-class steps; TF32 is the ceiling of
+ * the tensor-core steps (CUBLAS_COMPUTE_32F_FAST_TF32: inputs rounded to TF32, FP32 sums). */
+static const struct step_math maths[] = {
+    {"fp32", "cublas", PRECISION_FP32, "cuBLAS SGEMM (FP32, default math): the ceiling"},
+    {"tf32", "cublas_tf32", PRECISION_TF32, "cuBLAS SGEMM on TF32 tensor cores: the tensor-core ceiling"},
+    {NULL},
+};
+const struct step_info step_info = {"cublas", "cuBLAS SGEMM (FP32 default math, or TF32 tensor cores)", 0, NULL, 0,
+                                    NULL, NULL, NULL, PRECISION_FP32, maths};
 
 static void cublas_check(cublasStatus_t status, const char *what, int line)
 {
@@ -38,8 +47,9 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
 {
     if (!handle) {
         CUBLAS_CHECK(cublasCreate(&handle));
-        /* The default: FP32 arithmetic. TF32 would have to be asked for. */
-        CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+        /* The default is FP32 arithmetic: TF32 has to be asked for. */
+        CUBLAS_CHECK(cublasSetMathMode(handle, step_math->precision == PRECISION_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                                                      : CUBLAS_DEFAULT_MATH));
     }
     matmult_padded(a, lda, b, ldb, c, ldc, n, 1, launch, kernel_reps, run);
 }

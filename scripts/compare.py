@@ -3,7 +3,11 @@
 one progress line per run and the comparison table, and record the rows in
 results/<device-slug>.csv (replacing earlier rows of the same program, n and device).
 
+Each run's errors come with its inputs' distribution: the article's uniform [0, 1) and the
+signed, wide-ranged inputs (--dist wide), on which TF32 shows its 10-bit mantissa.
+
 Usage: scripts/compare.py [--sizes "1000 4096"] [--reps R] [--programs "step01 ... cublas"]
+                          [--dists "uniform wide"]
 """
 import argparse
 import datetime
@@ -29,6 +33,7 @@ def parse_args(argv):
     p.add_argument("--sizes", default="1000 4096", help="matrix sizes, space-separated (default: 1000 4096)")
     p.add_argument("--reps", type=positive_int, default=10, help="timed kernel launches per run (default 10)")
     p.add_argument("--programs", default=" ".join(ladder.LADDER), help="programs to run (default: all)")
+    p.add_argument("--dists", default=" ".join(ladder.DISTS), help="input distributions (default: uniform wide)")
     p.add_argument("--results", default=os.path.join(ladder.ROOT, "results"), help="results folder")
     a = p.parse_args(argv)
     try:
@@ -41,17 +46,23 @@ def parse_args(argv):
     unknown = [x for x in a.programs if x not in ladder.LADDER]
     if unknown:
         p.error(f"unknown program '{unknown[0]}' (known: {' '.join(ladder.LADDER)})")
+    a.dists = a.dists.split()
+    bad = [d for d in a.dists if d not in ladder.DISTS]
+    if bad or not a.dists:
+        p.error(f"bad --dists: expected some of {' '.join(ladder.DISTS)}")
     return a
 
 
-def fmt_table(rows, n):
-    """The comparison table for one size: step, lesson, kernel ms, GFLOPS, speedup over
-    step 01, % of cuBLAS, end-to-end ms, max and average relative error."""
-    by = {r["program"]: r for r in rows if int(r["n"]) == n and not r["status"].startswith("skipped")}
+def fmt_table(rows, n, dist):
+    """The comparison table for one size and input distribution: step, lesson, kernel ms,
+    GFLOPS, speedup over step 01, % of cuBLAS, end-to-end ms, max and average relative
+    error, max componentwise error, verdict."""
+    by = {r["program"]: r for r in rows
+          if int(r["n"]) == n and r["dist"] == dist and not r["status"].startswith("skipped")}
     base = float(by["step01"]["kernel_ms"]) if "step01" in by else None
     ceiling = float(by["cublas"]["gflops"]) if "cublas" in by else None
     head = ["program", "lesson", "kernel ms", "GFLOPS", "x step01", "% cuBLAS", "end-to-end ms", "max rel err",
-            "avg rel err", "config"]
+            "avg rel err", "comp err", "class", "config"]
     body = []
     for prog in ladder.LADDER:
         r = by.get(prog)
@@ -61,7 +72,7 @@ def fmt_table(rows, n):
         body.append([prog, ladder.LADDER[prog][1], f"{k:.3f}", f"{float(r['gflops']):.0f}",
                      f"{base / k:.2f}" if base else "", f"{100 * float(r['gflops']) / ceiling:.1f}" if ceiling else "",
                      f"{float(r['total_ms']):.2f}", f"{float(r['max_rel_err']):.2e}", f"{float(r['avg_rel_err']):.2e}",
-                     r.get("config") or ""])
+                     f"{float(r['max_comp_err']):.2e}", f"{r['precision']} {r['status']}", r.get("config") or ""])
     widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
     line = lambda cells: "  ".join(c.ljust(w) if i < 2 or i == len(head) - 1 else c.rjust(w)
                                    for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
@@ -74,20 +85,20 @@ def main(argv):
     if device is None:
         print(f"compare: no GPU to run on: {info}", file=sys.stderr)
         return 3
-    total = len(a.sizes) * len(a.programs)
+    total = len(a.sizes) * len(a.programs) * len(a.dists)
     rows, failed, skipped, i = [], [], {}, 0
     for n in a.sizes:
-        for prog in a.programs:
+        for prog, dist in [(p, d) for p in a.programs for d in a.dists]:
             i += 1
-            cmd = [ladder.program_path(prog), "-n", str(n), "--reps", str(a.reps), "--csv"]
-            print(f"[{i:2d}/{total}] {prog} n={n} ...", end=" ", flush=True)
+            cmd = ladder.program_command(prog) + ["-n", str(n), "--dist", dist, "--reps", str(a.reps), "--csv"]
+            print(f"[{i:2d}/{total}] {prog} n={n} {dist} ...", end=" ", flush=True)
             r, code, err = ladder.run_csv(cmd)
             if code == ladder.EXIT_NO_FEATURE:  # this GPU lacks what the step needs: skip, saying why
                 skipped[prog] = err
                 print(f"skipped: {skipped[prog]}")
                 rows.append({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
                              "command": " ".join(cmd), "program": prog, "n": str(n), "device": device,
-                             "status": f"skipped: {skipped[prog]}"})
+                             "dist": dist, "status": f"skipped: {skipped[prog]}"})
                 continue
             if r is None:
                 print(f"exit {code}: {err}")
@@ -99,13 +110,15 @@ def main(argv):
             if code == 1:
                 failed.append(" ".join(cmd))
             print(f"{float(r['kernel_ms']):.3f} ms, {float(r['gflops']):.0f} GFLOPS, "
-                  f"max rel err {float(r['max_rel_err']):.2e}, {r['status']}"
+                  f"max rel err {float(r['max_rel_err']):.2e}, comp err {float(r['max_comp_err']):.2e}, "
+                  f"{r['precision']} {r['status']}"
                   + (f", config {r['config']}" if r["config"] else ""), flush=True)
     path = os.path.join(a.results, ladder.slug(device) + ".csv")
     if rows:
         ladder.merge_results(path, rows)
     for n in a.sizes:
-        print(f"\n{device}, n = {n}\n" + fmt_table(rows, n))
+        for dist in a.dists:
+            print(f"\n{device}, n = {n}, {dist} inputs\n" + fmt_table(rows, n, dist))
     print(f"\nrows recorded in {os.path.relpath(path, ladder.ROOT)}")
     for prog, why in skipped.items():
         print(f"skipped {prog}: {why}")

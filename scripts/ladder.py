@@ -20,21 +20,40 @@ LADDER = {
     "step08": ("step08_vectorized", "float4 loads, A transposed in shared"),
     "step09": ("step09_warptile", "warp tiling, conflict-free fragments"),
     "step10": ("step10_pipelined", "cp.async pipeline, 4 stages"),
+    "step11": ("step11_tf32", "TF32 tensor cores, mma.sync"),
+    "step12": ("step12_3xtf32", "3xTF32: FP32 accuracy on tensor cores"),
     "cublas": ("cublas", "cuBLAS SGEMM, FP32 (the ceiling)"),
+    "cublas_tf32": ("cublas", "cuBLAS on TF32 tensor cores (the TF32 ceiling)"),
+    "cutlass_tf32": ("cutlass", "CUTLASS TF32, mma.sync (the peer)"),
+    "cutlass_3xtf32": ("cutlass", "CUTLASS 3xTF32, mma.sync (the peer)"),
 }
 STEPS = [p for p in LADDER if p.startswith("step")]
+# Rows of one program run with --math: row name -> (binary, --math value).
+MATH_ROWS = {"cublas_tf32": ("cublas", "tf32"), "cutlass_tf32": ("cutlass", "tf32"),
+             "cutlass_3xtf32": ("cutlass", "3xtf32")}
+# The tensor-core chapter: its steps are judged against these ceilings and peers.
+TENSOR_STEPS = ["step11", "step12"]
 
 # The programs' --csv columns (common/step_main.c), and the results file's.
 PROGRAM_COLUMNS = ["program", "n", "device", "kernel_ms", "gflops", "total_ms", "max_rel_err", "avg_rel_err",
                    "e2e_gflops", "alloc_ms", "h2d_ms", "kernel_e2e_ms", "d2h_ms", "free_ms", "reps", "check",
-                   "rows_checked", "tolerance", "status", "config", "smem_bytes", "smem_limit"]
+                   "rows_checked", "tolerance", "status", "config", "smem_bytes", "smem_limit", "dist",
+                   "precision", "max_comp_err", "avg_comp_err"]
 RESULT_COLUMNS = ["date", "command"] + PROGRAM_COLUMNS
-KEY = ("program", "n", "device")
+KEY = ("program", "n", "device", "dist")
+KEY_DEFAULTS = {"dist": "uniform"}  # rows recorded before the column existed
+DISTS = ("uniform", "wide")
 
 
 def program_path(program):
+    """The binary of a program or of a --math row."""
     folder = LADDER[program][0]
-    return os.path.join(folder, program)
+    return os.path.join(folder, MATH_ROWS[program][0] if program in MATH_ROWS else program)
+
+
+def program_command(program):
+    """The command that runs a program (a --math row: its binary with --math)."""
+    return [program_path(program)] + (["--math", MATH_ROWS[program][1]] if program in MATH_ROWS else [])
 
 
 def slug(device):
@@ -95,19 +114,25 @@ def parse_program_csv(text):
 
 
 def read_results(path):
+    """The rows of a results CSV; rows recorded before inputs had a distribution (no dist
+    column) are the article's uniform inputs."""
     if not os.path.exists(path):
         return []
     with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        if "dist" in KEY and not r.get("dist") and "program" in r:
+            r["dist"] = "uniform"
+    return rows
 
 
 def merge_results(path, new_rows, columns=RESULT_COLUMNS, key=KEY):
     """Write new_rows into the CSV at path, replacing earlier rows with the same key
     (program, n, device); other rows stay. Sorted by program, then n."""
-    keyof = lambda r: tuple(str(r[k]) for k in key)
+    keyof = lambda r: tuple(str(r.get(k) or KEY_DEFAULTS.get(k, "")) for k in key)
     replaced = {keyof(r) for r in new_rows}
     rows = [r for r in read_results(path) if keyof(r) not in replaced] + list(new_rows)
-    rows.sort(key=lambda r: tuple(int(r[k]) if str(r[k]).isdigit() else str(r[k]) for k in key))
+    rows.sort(key=lambda r: tuple(int(v) if v.isdigit() else v for v in keyof(r)))
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w", newline="") as f:

@@ -72,8 +72,8 @@ class Results:
         return rows[0]
 
     # The ladder of the main device
-    def col(self, p, n, column):
-        return float(self.find(f"{self.slug}.csv", "the ladder", program=p, n=n)[column])
+    def col(self, p, n, column, dist="uniform"):
+        return float(self.find(f"{self.slug}.csv", "the ladder", program=p, n=n, dist=dist)[column])
 
     def ncu(self, log, section, metric):
         key = (log, section)
@@ -96,8 +96,11 @@ class Results:
             "tflops": lambda p, n: c(p, n, "gflops") / 1e3,
             "e2e_ms": lambda p, n: c(p, n, "total_ms"),
             "e2e_gflops": lambda p, n: c(p, n, "e2e_gflops"),
-            "err": lambda p, n: c(p, n, "max_rel_err"),
-            "avg_err": lambda p, n: c(p, n, "avg_rel_err"),
+            "err": lambda p, n, dist="uniform": c(p, n, "max_rel_err", dist),
+            "avg_err": lambda p, n, dist="uniform": c(p, n, "avg_rel_err", dist),
+            "comp_err": lambda p, n, dist="uniform": c(p, n, "max_comp_err", dist),
+            "tflops_on": lambda p, n, dist: c(p, n, "gflops", dist) / 1e3,
+            "x_cublas": lambda p, n: c(p, n, "gflops") / c("cublas", n, "gflops"),
             "faster": lambda a, b, n: c(b, n, "kernel_ms") / c(a, n, "kernel_ms"),
             "pct_cublas": lambda p, n: 100 * c(p, n, "gflops") / c("cublas", n, "gflops"),
             "pct_peak": lambda p, n: 100 * c(p, n, "gflops") / peak(),

@@ -36,14 +36,15 @@ def capped(device):
     return " capped to " in device
 
 
-def device_results(results_dir, caps=False):
+def device_results(results_dir, caps=False, dist="uniform"):
     """{device: {(program, n): row}} from the ladder CSVs: the devices as they are, or (caps)
-    only the runs under a shared-memory cap. Rows of programs the GPU could not run
-    (status "skipped: why") are left out here; skipped_programs() tells why."""
+    only the runs under a shared-memory cap; the runs on one input distribution (the
+    article's uniform inputs unless dist says otherwise). Rows of programs the GPU could not
+    run (status "skipped: why") are left out here; skipped_programs() tells why."""
     out = {}
     for path in ladder_files(results_dir):
         for row in ladder.read_results(path):
-            if capped(row["device"]) == caps and not row["status"].startswith("skipped"):
+            if capped(row["device"]) == caps and not row["status"].startswith("skipped") and row["dist"] == dist:
                 out.setdefault(row["device"], {})[(row["program"], int(row["n"]))] = row
     return out
 

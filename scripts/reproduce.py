@@ -7,8 +7,12 @@ it will run and how long that should take before it starts, and its progress as 
 
 Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
   device          the GPU, driver, clocks and tools
-  config-sweep    step 10's configurations (tile shape, pipeline depth) at n = 1000 ... 8192
-  compare         every step and cuBLAS at n = 256 ... 8192; steps 03-04 at 1001 and 4001
+  config-sweep    the configurations (tile shape, pipeline depth) of steps 10-12 and CUTLASS
+                  at n = 1000 ... 8192
+  compare         steps 01-10 and cuBLAS at n = 256 ... 8192; steps 03-04 at 1001 and 4001
+  tensor          the tensor-core chapter (steps 11-12, cuBLAS FP32 and TF32, CUTLASS TF32 and
+                  3xTF32) at n = 1000, 4096, 8192 on uniform and wide inputs; steps 01-10 on
+                  wide inputs; ncu of steps 11-12 and cuBLAS
   article         every program's article-style output at n = 1000
   caps            steps 09-10 and cuBLAS under the shared memory of smaller GPUs (64, 99,
                   163 KB per block), labelled "capped to N KB"
@@ -33,7 +37,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
 
-PARTS = ["device", "config-sweep", "compare", "article", "caps", "tile-sweep", "warptile-sweep", "transpose",
+PARTS = ["device", "config-sweep", "compare", "tensor", "article", "caps", "tile-sweep", "warptile-sweep", "transpose",
          "ncu", "cpu", "test", "plots"]
 GPU_PARTS = set(PARTS) - {"cpu", "plots"}
 # The shared-memory limits per block of smaller GPUs (bytes): T4; RTX 30/40/50, L4, A10; A100.
@@ -42,6 +46,8 @@ COMPARE_SIZES = "256 512 1000 2048 4096 8192"
 PITCH_SIZES = "1001 4001"  # rows that are not 16-byte multiples: step 04's lesson
 REPS = 20
 TIMINGS_COLUMNS = ["date", "device", "fp32_peak_gflops", "part", "seconds"]
+# The tensor-core chapter's rows, measured by the part "tensor".
+TENSOR_ROWS = ["cublas", "cublas_tf32", "step11", "step12", "cutlass_tf32", "cutlass_3xtf32"]
 
 
 def py(script, *args):
@@ -65,11 +71,26 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
     if part == "config-sweep":
         return [(py("config_sweep.py", "--sizes", "1000 2048 4096 8192", "--reps", str(REPS)), None, "config-sweep")]
     if part == "compare":
-        return [(py("compare.py", "--sizes", COMPARE_SIZES, "--reps", str(REPS)), None, "compare"),
+        return [(py("compare.py", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "uniform",
+                    "--programs", " ".join(p for p in ladder.LADDER if p not in TENSOR_ROWS)), None, "compare"),
                 (py("compare.py", "--programs", "step03 step04", "--sizes", PITCH_SIZES, "--reps", str(REPS)), None,
                  "compare")]
+    if part == "tensor":
+        # The tensor-core chapter beside its ceilings and peer, on both input distributions,
+        # the ladder's steps on wide inputs, and the profiler's evidence.
+        built = [p for p in TENSOR_ROWS if os.path.exists(os.path.join(ladder.ROOT, ladder.program_path(p)))]
+        cmds = [(py("compare.py", "--sizes", "1000 4096 8192", "--reps", str(REPS), "--programs", " ".join(built)),
+                 None, "compare-tensor"),
+                (py("compare.py", "--sizes", "1000 4096", "--reps", str(REPS), "--dists", "wide", "--programs",
+                    " ".join(p for p in ladder.LADDER if p not in TENSOR_ROWS)), None, "compare-wide")]
+        if have_ncu:
+            cmds += [(make("profile", f"STEP={s}", "NCU_N=4096", "NCU_SECTIONS=--section WarpStateStats"), None,
+                      "ncu-tensor") for s in ("11", "12")]
+            cmds += [(make("profile", "STEP=cublas", "NCU_N=4096", f"PROFILE_ARGS=--math {m}",
+                           "NCU_SECTIONS=--section WarpStateStats"), None, "ncu-tensor") for m in ("tf32", "fp32")]
+        return cmds
     if part == "article":
-        return [([ladder.program_path(p), "-n", "1000", "--reps", str(REPS)], None, "article-style")
+        return [(ladder.program_command(p) + ["-n", "1000", "--reps", str(REPS)], None, "article-style")
                 for p in ladder.LADDER]
     if part == "caps":
         limit = int(fields["smem_device_optin_bytes"])

@@ -27,14 +27,51 @@ my @bad = (
     [['-n', '2000000'],    qr/host memory/,                 'n too large for host memory'],
     [['--config', 'nope'], qr/bad --config 'nope'/,         'unknown configuration'],
     [['--config', ''],     qr/bad --config ''/,             'empty configuration'],
+    [['--dist', 'normal'], qr/bad --dist 'normal'/,         'unknown distribution'],
+    [['--math', 'fp8'],    qr/bad --math 'fp8'/,            'unknown arithmetic'],
+    [['--judge', 'fp16'],  qr/bad --judge 'fp16'/,          'unknown precision class'],
+    [['--load', 'obj/no_such_dir'], qr/cannot load 'obj\/no_such_dir\/a.npy': No such file/, 'missing input files'],
+    [['--load', 'obj/cli_npy/ok', '--dist', 'wide'], qr/--dist and --load/, '--dist with --load'],
+    [['--load', 'obj/cli_npy/ok', '-n', '6'], qr/-n 6, but 'obj\/cli_npy\/ok' holds 5 x 5/, '-n disagreeing with --load'],
+    [['--load', 'obj/cli_npy/mismatch'], qr/a.npy is 5 x 5 but b.npy is 4 x 4/, 'a.npy and b.npy of different sizes'],
+    [['--load', 'obj/cli_npy/truncated'], qr/truncated: shape \(5, 5\) needs 100 bytes of data, the file has 97/, 'a truncated .npy'],
+    [['--load', 'obj/cli_npy/float64'], qr/dtype '<f8', expected float32/, 'a float64 .npy'],
+    [['--load', 'obj/cli_npy/notnpy'], qr/not a .npy file/, 'a file that is not .npy'],
+    [['--load', 'obj/cli_npy/fortran'], qr/Fortran order/, 'a Fortran-order .npy'],
+    [['--load', 'obj/cli_npy/rect'], qr/it is 5 x 4, the programs multiply square matrices/, 'a non-square matrix'],
+    [['--load', 'obj/cli_npy/vector'], qr/shape \(5,\), expected a 2-D matrix/, 'a 1-D array'],
 );
+
+# The .npy files of the --load cases: one good pair and each way a file can be wrong.
+sub write_file { my ($path, $bytes) = @_; open my $f, '>:raw', $path or die "$path: $!"; print $f $bytes; close $f }
+sub npy_bytes {
+    my ($descr, $order, $shape, $data) = @_;
+    my $dict = "{'descr': '$descr', 'fortran_order': $order, 'shape': $shape, }";
+    my $len = length($dict) + 1;
+    $len += (64 - (10 + $len) % 64) % 64;
+    return "\x93NUMPY\x01\x00" . pack('v', $len) . $dict . ' ' x ($len - length($dict) - 1) . "\n" . $data;
+}
+my $five = pack('f<*', (1.5) x 25);
+for my $case ([ok => npy_bytes('<f4', 'False', '(5, 5)', $five), npy_bytes('<f4', 'False', '(5, 5)', $five)],
+              [mismatch => npy_bytes('<f4', 'False', '(5, 5)', $five), npy_bytes('<f4', 'False', '(4, 4)', pack('f<*', (1) x 16))],
+              [truncated => npy_bytes('<f4', 'False', '(5, 5)', substr($five, 0, 97)), npy_bytes('<f4', 'False', '(5, 5)', $five)],
+              [float64 => npy_bytes('<f8', 'False', '(5, 5)', pack('d<*', (1) x 25)), npy_bytes('<f4', 'False', '(5, 5)', $five)],
+              [notnpy => "a,b\n1,2\n", npy_bytes('<f4', 'False', '(5, 5)', $five)],
+              [fortran => npy_bytes('<f4', 'True', '(5, 5)', $five), npy_bytes('<f4', 'False', '(5, 5)', $five)],
+              [rect => npy_bytes('<f4', 'False', '(5, 4)', substr($five, 0, 80)), npy_bytes('<f4', 'False', '(5, 5)', $five)],
+              [vector => npy_bytes('<f4', 'False', '(5,)', substr($five, 0, 20)), npy_bytes('<f4', 'False', '(5, 5)', $five)]) {
+    my ($name, $a, $b) = @$case;
+    system('mkdir', '-p', "obj/cli_npy/$name");
+    write_file("obj/cli_npy/$name/a.npy", $a);
+    write_file("obj/cli_npy/$name/b.npy", $b);
+}
 
 for my $p (@PROGRAMS) {
     ok(-x $p, "$p is built") or next;
     my ($code, $out, $err) = run($p, '--help');
     is($code, 0, "$p --help exits 0");
     like($out, qr/^Usage: \S+/m, "$p --help prints the usage");
-    like($out, qr/--check MODE.*--save DIR/s, "$p --help lists the options");
+    like($out, qr/--check MODE.*--dist D.*--load DIR.*--save DIR.*--math NAME.*--judge CLASS/s, "$p --help lists the options");
 
     for my $case (@bad) {
         my ($args, $re, $what) = @$case;
@@ -52,6 +89,12 @@ for my $p (@PROGRAMS) {
         ok($code == 2 && scalar(split /\n/, $err) == 1 && $err =~ /bad MATMUL_SMEM_LIMIT '\Q$cap\E'/,
            "$p: MATMUL_SMEM_LIMIT=$cap -> exit 2, one line") or diag("exit $code: $err");
     }
+}
+
+# Good inputs get past loading: without a GPU the program then says there is none (exit 3).
+{
+    my ($code, $out, $err) = run('step01_naive/step01', '--load', 'obj/cli_npy/ok');
+    ok($code == 0 || $code == 3, "step01 --load of a good pair is accepted (exit $code)") or diag($err);
 }
 
 my ($has_gpu, $why) = gpu_available();

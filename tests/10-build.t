@@ -25,8 +25,11 @@ for my $p (@PROGRAMS, 'transpose/transpose') {
     my ($code, $out, $err) = run('python3', 'scripts/fatbin_archs.py', $p);
     my ($sm) = $out =~ /machine code ([\w ]+?)(;|$)/;
     my %have = map { /sm_(\d+)/ ? ($1 => 1) : () } split / /, $sm // '';
-    my @missing = grep { !$have{$_} } @wanted;
-    ok($code == 0 && !@missing, "$p holds machine code for every architecture built for (@wanted)")
+    # CUTLASS's kernels need 8.0: its program carries the first architecture of each major
+    # version from 8.0 (8.6 and 8.9 run sm_80 code), to keep its long build short.
+    my @expected = $p =~ /cutlass/ && @wanted > 1 ? grep { $_ >= 80 && $_ % 10 == 0 } @wanted : @wanted;
+    my @missing = grep { !$have{$_} } @expected;
+    ok($code == 0 && !@missing, "$p holds machine code for every architecture built for (@expected)")
         or diag("missing: @missing; $out$err");
     ok($out =~ /PTX compute_\d+/, "$p holds PTX, for GPUs newer than its machine code") if $flags =~ /-gencode/;
 }

@@ -55,12 +55,12 @@ static void test_compare(void)
     double ref[4] = {1.0, 2.0, 3.0, 4.0};
 
     check_init(&r);
-    compare_values(c, ref, 4, &r);
+    compare_values(c, ref, NULL, 4, &r);
     ok(r.max_rel_err == 0.0 && r.sum_rel_err == 0.0 && r.compared == 4, "compare: equal values, zero error");
 
     c[2] = 3.3f;
     check_init(&r);
-    compare_values(c, ref, 4, &r);
+    compare_values(c, ref, NULL, 4, &r);
     ok(fabs(r.max_rel_err - 0.1) < 1e-6, "compare: relative error of 3.3 against 3 is 0.1 (got %g)", r.max_rel_err);
     ok(fabs(r.sum_rel_err / r.compared - 0.025) < 1e-6, "compare: average over the elements");
     ok(!check_passes(&r, 1e-6) && check_passes(&r, 0.2), "compare: tolerance decides pass or fail");
@@ -68,7 +68,7 @@ static void test_compare(void)
     float cz[2] = {0.0f, 0.5f};
     double rz[2] = {0.0, 0.0};
     check_init(&r);
-    compare_values(cz, rz, 2, &r);
+    compare_values(cz, rz, NULL, 2, &r);
     ok(isfinite(r.max_rel_err) && r.max_rel_err == 0.5, "compare: zero reference uses the absolute error, no division by zero");
 
     float cn[3] = {1.0f, NAN, 1.0f};
@@ -108,7 +108,7 @@ static void reference_product(const float *a, const float *b, float *c, int n)
 {
     double *row = malloc(sizeof *row * n);
     for (int i = 0; i < n; i++) {
-        reference_row(a, b, n, i, row);
+        reference_row(a, b, n, i, row, NULL);
         for (int j = 0; j < n; j++)
             c[(size_t)i * n + j] = (float)row[j];
     }
@@ -123,7 +123,7 @@ static void test_check_product(void)
     matgen(a, n, n, &s);
     matgen(b, n, n, &s);
     double row[7];
-    reference_row(a, b, n, 3, row);
+    reference_row(a, b, n, 3, row, NULL);
     double direct = 0;
     for (int k = 0; k < n; k++)
         direct += (double)a[3 * n + k] * b[k * n + 5];
@@ -183,14 +183,177 @@ static void test_check_product(void)
     free(C);
 }
 
-static void test_tolerance(void)
+static void test_precision_bound(void)
 {
-    ok(step_tolerance(1, 1) == KAHAN_TOLERANCE && step_tolerance(1, 100000) == KAHAN_TOLERANCE,
-       "tolerance: Kahan steps 2.5e-7 at every n");
-    double t1000 = step_tolerance(0, 1000);
-    ok(t1000 > 5.9e-5 && t1000 < 6.0e-5, "tolerance: plain sum at n = 1000 is gamma(1001) = %.3g", t1000);
-    ok(step_tolerance(0, 4096) > 4 * step_tolerance(0, 1000), "tolerance: plain sum grows with n");
-    ok(step_tolerance(0, 1) >= ldexp(1.0, -23), "tolerance: n = 1 allows one rounding");
+    const double u = ldexp(1.0, -24);
+    ok(precision_bound(PRECISION_FP32, 1, 1) == KAHAN_TOLERANCE && precision_bound(PRECISION_FP32, 1, 100000) == KAHAN_TOLERANCE,
+       "bound: Kahan steps 2.5e-7 at every n");
+    double b1000 = precision_bound(PRECISION_FP32, 0, 1000);
+    ok(b1000 > 1.69e-5 && b1000 < 1.71e-5, "bound: fp32 at k = 1000 is about 9 sqrt(1000) u = %.3g", b1000);
+    ok(b1000 < 1000 * u / (1 - 1000 * u) / 3, "bound: fp32 is well under the worst case gamma(1000) = 6.0e-5");
+    ok(fabs(precision_bound(PRECISION_FP32, 0, 4096) / b1000 - sqrt(4.096)) < 0.01, "bound: fp32 grows as sqrt(k)");
+    ok(precision_bound(PRECISION_FP32, 0, 1) >= 2 * u, "bound: k = 1 allows a rounding");
+    double t1000 = precision_bound(PRECISION_TF32, 0, 1000);
+    ok(fabs(t1000 - (ldexp(1.0, -9) + b1000)) < 1e-12, "bound: tf32 = 2 * 2^-10 + the fp32 bound = %.3g", t1000);
+    ok(precision_bound(PRECISION_TF32, 1, 1000) == t1000, "bound: compensation does not make TF32 inputs exact");
+    ok(strcmp(precision_name(PRECISION_FP32), "fp32") == 0 && strcmp(precision_name(PRECISION_TF32), "tf32") == 0,
+       "precision_name: fp32, tf32");
+}
+
+/* FP32 -> TF32 on the CPU, round to nearest with ties away from zero (cvt.rna.tf32.f32):
+ * keep 10 of the 23 mantissa bits. */
+static float tf32_round(float x)
+{
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits = (bits + 0x1000u) & 0xffffe000u;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* C = tf32(A) tf32(B), the products and sums exact (double), rounded once to float: the
+ * best a TF32 GEMM can do, its only error the rounding of its inputs. */
+static void tf32_product(const float *a, const float *b, float *c, int n)
+{
+    float *at = malloc(sizeof *at * n * n), *bt = malloc(sizeof *bt * n * n);
+    double *row = malloc(sizeof *row * n);
+    for (int i = 0; i < n * n; i++) {
+        at[i] = tf32_round(a[i]);
+        bt[i] = tf32_round(b[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        reference_row(at, bt, n, i, row, NULL);
+        for (int j = 0; j < n; j++)
+            c[(size_t)i * n + j] = (float)row[j];
+    }
+    free(at);
+    free(bt);
+    free(row);
+}
+
+static void test_wide_and_classes(void)
+{
+    enum { N = 200 };
+    static float a[N * N];
+    uint64_t s = 3;
+    matgen_wide(a, N, N, N, &s);
+    int negative = 0, in_range = 1, low = 0, high = 0;
+    for (int i = 0; i < N * N; i++) {
+        const float m = fabsf(a[i]);
+        negative += a[i] < 0;
+        in_range &= m >= ldexpf(1.0f, -8) && m <= ldexpf(1.0f, 9);
+        low += m < ldexpf(1.0f, -7);
+        high += m >= ldexpf(1.0f, 8);
+    }
+    ok(negative > N * N * 45 / 100 && negative < N * N * 55 / 100, "matgen_wide: about half negative (%d)", negative);
+    ok(in_range, "matgen_wide: magnitudes in [2^-8, 2^9]");
+    ok(low > N * N / 17 / 2 && high > N * N / 17 / 2, "matgen_wide: the lowest and the highest binade both occur");
+    ok(strcmp(dist_name(DIST_WIDE), "wide") == 0 && strcmp(dist_name(DIST_UNIFORM), "uniform") == 0, "dist_name");
+
+    /* The componentwise error is |c - ref| / (|A| |B|): where the sum cancels to 0 it
+     * stays small while the relative error explodes. */
+    struct check_result r;
+    float c[1] = {1e-6f};
+    double ref[1] = {0.0}, absref[1] = {100.0};
+    check_init(&r);
+    compare_values(c, ref, absref, 1, &r);
+    ok(fabs(r.max_comp_err - 1e-8) < 1e-12 && r.max_rel_err > 9e-7, "compare: componentwise error scales by |A||B| (%g)", r.max_comp_err);
+
+    /* The precision classes tell TF32 from FP32 at n = 1000 on wide inputs: an exact product
+     * of TF32-rounded inputs fails the fp32 bound and passes the tf32 one; an FP32-accurate
+     * result passes the fp32 bound. */
+    const int n = 1000;
+    float *A = malloc(sizeof *A * n * n), *B = malloc(sizeof *B * n * n), *C = malloc(sizeof *C * n * n);
+    matgen_wide(A, n, n, n, &s);
+    matgen_wide(B, n, n, n, &s);
+    tf32_product(A, B, C, n);
+    check_product(A, B, C, n, CHECK_SAMPLE, 0, &r);
+    ok(!check_passes(&r, precision_bound(PRECISION_FP32, 0, n)),
+       "classes: a TF32 result judged as fp32 fails at n = 1000, wide (%.3g > %.3g)", r.max_comp_err,
+       precision_bound(PRECISION_FP32, 0, n));
+    ok(check_passes(&r, precision_bound(PRECISION_TF32, 0, n)), "classes: ... and passes as tf32 (%.3g <= %.3g)",
+       r.max_comp_err, precision_bound(PRECISION_TF32, 0, n));
+    reference_product(A, B, C, n);
+    check_product(A, B, C, n, CHECK_SAMPLE, 0, &r);
+    ok(check_passes(&r, precision_bound(PRECISION_FP32, 0, n)) && r.max_comp_err <= ldexp(1.0, -24),
+       "classes: the correctly rounded product passes as fp32 (%.3g)", r.max_comp_err);
+    free(A);
+    free(B);
+    free(C);
+}
+
+/* NaN and Inf among the inputs: C must hold them where an FP32 GEMM would. */
+static void test_nonfinite_inputs(void)
+{
+    const int n = 3;
+    float a[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, b[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, c[9];
+    a[0] = INFINITY; /* row 0: Inf * 1 = Inf in column 0, Inf * 0 = NaN in columns 1, 2 */
+    a[4] = NAN;      /* row 1: NaN everywhere */
+    ok(!all_finite(a, 9) && all_finite(b, 9), "all_finite: finds the Inf and the NaN");
+    const float expect[9] = {INFINITY, NAN, NAN, NAN, NAN, NAN, 7, 8, 9};
+    struct check_result r;
+    memcpy(c, expect, sizeof c);
+    check_product(a, b, c, n, CHECK_FULL, 0, &r);
+    ok(r.nonfinite == 6 && r.expected_nonfinite == 6 && r.wrong_nonfinite == 0 && check_passes(&r, 1e-6),
+       "nonfinite inputs: Inf and NaN where an FP32 GEMM puts them pass");
+    c[0] = NAN;
+    check_product(a, b, c, n, CHECK_FULL, 0, &r);
+    ok(!check_passes(&r, 1e30), "nonfinite inputs: NaN where Inf is expected fails");
+    memcpy(c, expect, sizeof c);
+    c[0] = -INFINITY;
+    check_product(a, b, c, n, CHECK_FULL, 0, &r);
+    ok(!check_passes(&r, 1e30), "nonfinite inputs: an Inf of the wrong sign fails");
+    memcpy(c, expect, sizeof c);
+    c[0] = 1e30f;
+    check_product(a, b, c, n, CHECK_FULL, 0, &r);
+    ok(r.wrong_nonfinite == 1 && !check_passes(&r, 1e30), "nonfinite inputs: a finite value where Inf is expected fails");
+    memcpy(c, expect, sizeof c);
+    c[8] = INFINITY;
+    check_product(a, b, c, n, CHECK_FULL, 0, &r);
+    ok(!check_passes(&r, 1e30), "nonfinite inputs: an Inf where the result is finite fails");
+    /* Overflow: finite inputs whose exact product is past FLT_MAX give Inf in FP32. */
+    float big[1] = {1e30f}, cb[1] = {INFINITY};
+    check_product(big, big, cb, 1, CHECK_FULL, 0, &r);
+    ok(check_passes(&r, 1e-6), "overflow: Inf where the exact sum is past FLT_MAX passes");
+    cb[0] = 3e38f;
+    check_product(big, big, cb, 1, CHECK_FULL, 0, &r);
+    ok(!check_passes(&r, 1e30), "overflow: a finite value there fails");
+}
+
+static void test_load_npy(void)
+{
+    const float m[6] = {1, 2, 3, 4, 5, -6.5f};
+    const char *path = "obj/test_load.npy";
+    float *got = NULL;
+    int rows = 0, cols = 0;
+    char err[256] = "";
+    ok(save_npy(path, m, 2, 3) == 0 && load_npy(path, &got, &rows, &cols, err, sizeof err) == 0,
+       "load_npy: reads what save_npy wrote (%s)", err);
+    ok(rows == 2 && cols == 3 && got && memcmp(got, m, sizeof m) == 0, "load_npy: same shape, same values");
+    free(got);
+    /* A truncated copy: one line saying so. */
+    FILE *in = fopen(path, "rb"), *out = fopen("obj/test_trunc.npy", "wb");
+    unsigned char buf[512];
+    size_t len = in ? fread(buf, 1, sizeof buf, in) : 0;
+    if (out)
+        fwrite(buf, 1, len - 3, out);
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+    ok(load_npy("obj/test_trunc.npy", &got, &rows, &cols, err, sizeof err) != 0 && strstr(err, "truncated") && !got,
+       "load_npy: a truncated file is refused: %s", err);
+    ok(load_npy("obj/no_such.npy", &got, &rows, &cols, err, sizeof err) != 0, "load_npy: a missing file: %s", err);
+    out = fopen("obj/test_junk.npy", "wb");
+    if (out) {
+        fputs("not numpy at all", out);
+        fclose(out);
+    }
+    ok(load_npy("obj/test_junk.npy", &got, &rows, &cols, err, sizeof err) != 0 && strstr(err, "not a .npy"),
+       "load_npy: not a .npy file: %s", err);
+    remove(path);
+    remove("obj/test_trunc.npy");
+    remove("obj/test_junk.npy");
 }
 
 static void test_npy(void)
@@ -245,8 +408,11 @@ int main(void)
     test_matgen();
     test_compare();
     test_check_product();
-    test_tolerance();
+    test_precision_bound();
+    test_wide_and_classes();
+    test_nonfinite_inputs();
     test_npy();
+    test_load_npy();
     test_parse();
     test_timing();
     return done_testing();

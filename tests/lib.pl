@@ -7,8 +7,10 @@ use Test::More;
 
 our @PROGRAMS = ((map { my ($d) = $_; (my $p = $d) =~ s/_.*//; "$d/$p" }
     qw(step01_naive step02_kahan step03_shared_row step04_pitch step05_tiled step06_padded
-       step07_regtile step08_vectorized step09_warptile step10_pipelined)),
-    'cublas/cublas');
+       step07_regtile step08_vectorized step09_warptile step10_pipelined step11_tf32 step12_3xtf32)),
+    'cublas/cublas', (-e 'cutlass/cutlass' ? ('cutlass/cutlass') : ()));
+# Without CUTLASS's headers (make cutlass-headers) the CUTLASS peer is not built: its tests skip.
+our $CUTLASS_WHY = -e 'cutlass/cutlass' ? '' : 'cutlass/cutlass is not built (make cutlass fetches its headers)';
 
 # The programs' exit codes (common/exit_codes.h).
 our %EXIT = (pass => 0, inaccurate => 1, usage => 2, no_gpu => 3, no_feature => 4, old_driver => 5,
@@ -63,6 +65,29 @@ sub csv_row {
     my %r;
     @r{split /,/, $head} = split /,/, $row, -1;
     return %r;
+}
+
+# Write an n x n float32 matrix (a list of rows) as a .npy file, format 1.0.
+sub save_npy {
+    my ($path, @rows) = @_;
+    my $n = @rows;
+    my $dict = "{'descr': '<f4', 'fortran_order': False, 'shape': ($n, $n), }";
+    my $len = length($dict) + 1;
+    $len += (64 - (10 + $len) % 64) % 64;
+    open my $f, '>:raw', $path or die "$path: $!";
+    print $f "\x93NUMPY\x01\x00", pack('v', $len), $dict, ' ' x ($len - length($dict) - 1), "\n";
+    print $f pack('f<*', @$_) for @rows;
+    close $f;
+}
+
+# The n x n floats of a .npy file written by save_npy or a program's --save, as a flat list.
+sub load_npy {
+    my ($path) = @_;
+    open my $f, '<:raw', $path or return ();
+    local $/;
+    my $bytes = <$f>;
+    my $len = unpack('v', substr($bytes, 8, 2));
+    return unpack('f<*', substr($bytes, 10 + $len));
 }
 
 # A number, not an empty or missing field.

@@ -17,7 +17,8 @@ from tap import done, ok, skip  # noqa: E402
 def row(program, n, device, kernel_ms, date="2026-01-01T00:00Z"):
     r = {c: "0" for c in ladder.PROGRAM_COLUMNS}
     r.update(program=program, n=str(n), device=device, kernel_ms=str(kernel_ms), gflops=str(2 * n ** 3 / kernel_ms / 1e6),
-             status="pass", check="full", date=date, command=f"{program} -n {n} --csv")
+             status="pass", check="full", date=date, command=f"{program} -n {n} --csv", dist="uniform",
+             precision="fp32")
     return r
 
 
@@ -49,7 +50,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(any(r["program"] == "step02" for r in rows), "rows of other keys are kept")
 
     table = compare.fmt_table([row(p, 1000, "GPU A", t) for p, t in (("step01", 4.0), ("step05", 2.0), ("cublas", 0.5))],
-                              1000)
+                              1000, "uniform")
     ok("% cuBLAS" in table and "x step01" in table, "the comparison table has speedup and % of cuBLAS", table)
     line5 = [l for l in table.splitlines() if l.startswith("step05")][0]
     ok(" 2.00 " in line5 and " 25.0 " in line5, "step05: 2x step01, 25% of cuBLAS", line5)
