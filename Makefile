@@ -1,7 +1,7 @@
 # Matrix multiplication on the GPU, step by step. `make help` lists the targets.
 
 STEP_DIRS := step01_naive step02_kahan step03_shared_row step04_pitch step05_tiled step06_padded \
-             step07_regtile step08_vectorized step09_warptile step10_pipelined
+             step07_regtile step08_vectorized step09_warptile step10_pipelined step11_tf32 step12_3xtf32
 # step05_tiled/step05, ...: each program is named by its folder's number.
 PROGRAMS := $(foreach d,$(STEP_DIRS),$(d)/$(firstword $(subst _, ,$(d))))
 
@@ -72,15 +72,18 @@ all build: $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose obj/gpu_in
 
 help:
 	@echo "make                 build every program (no GPU needed to build)"
-	@echo "make step01 .. step10  build that step and run it at n = 1000 (ARGS='-n 4096' to change)"
-	@echo "make cublas          build and run the ceiling, cuBLAS SGEMM, at n = 1000"
+	@echo "make step01 .. step12  build that step and run it at n = 1000 (ARGS='-n 4096' to change)"
+	@echo "make cublas          build and run the ceiling, cuBLAS SGEMM, at n = 1000 (ARGS='--math tf32':"
+	@echo "                     on TF32 tensor cores)"
 	@echo "make gpu-info        this GPU, its shared-memory limits, and which steps will run on it"
 	@echo "make test            unit, command-line and (with a GPU) correctness tests, via prove"
 	@echo "make reproduce       measure everything the READMEs show again, on this GPU and CPU, and"
 	@echo "                     redraw the charts and tables (ONLY=\"compare caps\", SKIP=\"cpu\")"
-	@echo "make compare         every step and cuBLAS on the GPU at SIZES (default \"1000 4096\"),"
+	@echo "make compare         every step, cuBLAS (FP32 and TF32) and CUTLASS on the GPU at SIZES (default"
+	@echo "                     \"1000 4096\"), on uniform and wide inputs (DISTS=\"uniform wide\"),"
 	@echo "                     the comparison table, rows into results/<device>.csv"
-	@echo "make config-sweep    step 10's configurations (tile shape, stages) at n = 1000 ... 8192"
+	@echo "make config-sweep    the configurations (tile shape, stages) of steps 10-12 and CUTLASS, n = 1000 ... 8192"
+	@echo "make cutlass         fetch CUTLASS's headers (once), build and run its TF32 and 3xTF32 kernels"
 	@echo "make tile-sweep      step 05's tile size 4..32 against the naive kernel, n = 512..8192"
 	@echo "make warptile-sweep  steps 09 and 10: the tile shapes tried, at n = 1000 and 4096"
 	@echo "make plots           the charts in plots/ and the README tables, from results/"
@@ -88,7 +91,8 @@ help:
 	@echo "make cpu-sweep       the lab's block-size sweep (8 .. 1024) at n = 1024 and 2048"
 	@echo "make transpose       the transpose chapter: every variant at 2048 x 1536 and 8192 x 8192"
 	@echo "make transpose-profile  ncu: bank conflicts and store sectors per transpose variant"
-	@echo "make profile STEP=05 ncu metrics of that step's kernel at n = 1000 (NCU_N=..., STEP=cublas)"
+	@echo "make profile STEP=05 ncu metrics of that step's kernel at n = 1000 (NCU_N=..., STEP=cublas,"
+	@echo "                     PROFILE_ARGS='--math tf32')"
 	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
 	@echo "make regs            registers, shared memory and spills per kernel (-Xptxas -v)"
 	@echo "make all-archs       build for each architecture in turn (sm_75 ... sm_120), as CI does"
@@ -233,11 +237,15 @@ endif
 test: all obj/harness_test $(TEST_HELPERS)
 	prove tests/
 
-# The classroom comparison: every step and cuBLAS at SIZES, the table, results/<device>.csv.
+# The classroom comparison: every step, cuBLAS and CUTLASS at SIZES, the table,
+# results/<device>.csv. Without CUTLASS's headers its rows are left out, saying so.
+LADDER_ROWS = $(shell python3 -c 'import sys; sys.path.insert(0, "scripts"); import ladder; print(*ladder.LADDER)' 2>/dev/null)
 SIZES ?= 1000 4096
 REPS ?= 10
+DISTS ?= uniform wide
 compare: all
-	python3 scripts/compare.py --sizes "$(SIZES)" --reps $(REPS)
+	python3 scripts/compare.py --sizes "$(SIZES)" --reps $(REPS) --dists "$(DISTS)" \
+	    $(if $(wildcard cutlass/cutlass),,--programs "$(filter-out cutlass_%,$(LADDER_ROWS))")
 
 tile-programs: $(TILE_PROGRAMS)
 tile-sweep: all tile-programs
@@ -292,6 +300,7 @@ plots-env:
 STEP ?= 05
 NCU_N ?= 1000
 NCU_SECTIONS ?= # e.g. NCU_SECTIONS="--section WarpStateStats" adds ncu's stall reasons
+PROFILE_ARGS ?= # more options for the program, e.g. PROFILE_ARGS="--math tf32" with STEP=cublas
 # The set: time; bytes from DRAM, through L2, and asked of L1 by global loads; how
 # busy the SM, its L1/shared unit and its FMA pipe are; instructions and issue-slot
 # use; shared-memory wavefronts and bank conflicts; achieved occupancy.
@@ -300,7 +309,7 @@ profile: all
 	ncu --clock-control none --kernel-name regex:$(if $(filter cublas,$(STEP)),gemm,matmult_kernel) \
 	    --launch-skip 1 --launch-count 1 --metrics $(NCU_METRICS) $(NCU_SECTIONS) \
 	    $(if $(filter cublas,$(STEP)),./cublas/cublas,./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) \
-	    -n $(NCU_N) --reps 1
+	    -n $(NCU_N) --reps 1 $(PROFILE_ARGS)
 
 # The launch configuration cuBLAS chose (grid, block, registers, shared memory).
 profile-launch: all
@@ -316,17 +325,20 @@ pitch-profile: all
 	    ncu --clock-control none --kernel-name regex:matmult_kernel --launch-skip 1 --launch-count 1 \
 	        --metrics $(PITCH_METRICS) ./$$p -n $$n --reps 1 --check none 2>&1 | grep -E "^    [a-z]"; done; done
 
-# Every step at two sizes, and step 10 in each of its configurations (n = 300).
+# Every step at two sizes, and the steps with several configurations (10-12) in each of
+# them at n = 300, on both input distributions.
 SANITIZE_SIZES ?= 17 100
-STEP10_CONFIGS = $(shell ./step10_pipelined/step10 --config '?' 2>&1 | sed -n 's/.*expected one of \(.*\) (try --help)/\1/p' | tr -d ',')
+CONFIG_STEPS := step10_pipelined/step10 step11_tf32/step11 step12_3xtf32/step12
+configs_of = $(shell ./$(1) --config '?' 2>&1 | sed -n 's/.*expected one of \(.*\) (try --help)/\1/p' | tr -d ',')
 sanitize: all
 	@set -e; for p in $(PROGRAMS); do for n in $(SANITIZE_SIZES); do for tool in memcheck racecheck; do \
 	    echo "== $$tool $$p -n $$n"; \
 	    compute-sanitizer --tool $$tool --error-exitcode 9 ./$$p -n $$n --reps 1 --check full --csv; \
 	done; done; done; \
-	for c in $(STEP10_CONFIGS); do for tool in memcheck racecheck; do echo "== $$tool step10 --config $$c -n 300"; \
-	    compute-sanitizer --tool $$tool --error-exitcode 9 ./step10_pipelined/step10 --config $$c -n 300 --reps 1 --csv; \
-	done; done; \
+	$(foreach p,$(CONFIG_STEPS),for c in $(call configs_of,$(p)); do for tool in memcheck racecheck; do \
+	    for d in uniform wide; do echo "== $$tool $(p) --config $$c -n 300 --dist $$d"; \
+	    compute-sanitizer --tool $$tool --error-exitcode 9 ./$(p) --config $$c -n 300 --dist $$d --reps 1 --csv; \
+	done; done; done;) \
 	for tool in memcheck racecheck; do echo "== $$tool transpose --rows 100 --cols 77"; \
 	    compute-sanitizer --tool $$tool --error-exitcode 9 ./transpose/transpose --rows 100 --cols 77 \
 	        --iters 1 --variant naive,shared,shared_padded,tiled32x8,copy,copy_kernel --csv; done; \
@@ -343,6 +355,9 @@ regs:
 	    /Used [0-9]+ registers/ { smem = "0"; if (match($$0, /[0-9]+ bytes smem/)) smem = substr($$0, RSTART, RLENGTH - 11); \
 	        printf "%-7s %-7s %-46s %3d registers, %s bytes spilled, %s bytes static shared memory\n", \
 	               step, a, k, $$5, spill, smem }'; done
+
+# The CUTLASS peer (tensor cores): its headers, its program and its tile sweep.
+include cutlass/cutlass.mk
 
 clean:
 	rm -rf obj $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose

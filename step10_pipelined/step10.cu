@@ -60,42 +60,8 @@ const struct step_info step_info = {"step10", "cp.async pipeline, tiles in fligh
  * 4-float groups, so the 16-byte fragment reads stay aligned and conflict-free. */
 #define SWZ(k, m) ((m) ^ ((((k) >> 2) & 3) << 3))
 
-/* cp.async: copy global to shared memory without passing through registers; the
- * copies of one commit group complete together, and wait_group N waits until at most
- * N groups are still in flight. The instruction exists from compute capability 8.0: the
- * sm_75 build still compiles this step, but the harness never launches it there
- * (step_info.min_cc), and a launch by mistake would stop at the trap. */
-__device__ static inline void cp_async4(float *dst, const float *src)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
-                 "l"(src));
-#else
-    __trap();
-#endif
-}
-__device__ static inline void cp_async16(float *dst, const float *src)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
-                 "l"(src));
-#else
-    __trap();
-#endif
-}
-__device__ static inline void cp_async_commit(void)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-template <int GROUPS>
-__device__ static inline void cp_async_wait(void)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(GROUPS));
-#endif
-}
+/* cp.async and its commit and wait (common/cp_async.h, shared with steps 11 and 12). */
+#include "cp_async.h"
 
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
 __global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)

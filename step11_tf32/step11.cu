@@ -1,0 +1,260 @@
+/* Step 11: tensor cores. Step 10's cp.async pipeline feeds the tensor cores instead of the
+ * FP32 pipe: each warp multiplies 16 x 8 x 8 pieces of its tile with one instruction,
+ * mma.sync.aligned.m16n8k8 on TF32 inputs (FP32 rounded to a 10-bit mantissa, to nearest),
+ * accumulating in FP32. The price is precision: this step is judged as the tf32 class.
+ *
+ * What changes from step 10:
+ * - the warp's arithmetic: 32 lanes no longer each own a 8 x 8 piece of C; the warp owns a
+ *   WM x WN tile as (WM / 16) x (WN / 8) mma tiles, held in registers in the mma's layout;
+ * - the shared-memory layout: A is no longer transposed (an mma fragment reads rows of A
+ *   along k), and both tiles are stored with 16-byte chunks XOR-swizzled so that the
+ *   fragment reads hit 32 different banks (see SWZ_A and SWZ_B). */
+#include "step.h"
+#include "cp_async.h"
+
+#include <stdint.h>
+
+#define BK 32    /* k per tile: one 128-byte row of A per tile row */
+#define TILE 256 /* matrices are padded to a multiple of this: every shape's tiles are whole */
+
+/* The configurations (make config-sweep measures them; the harness runs the first that fits
+ * the GPU's shared memory per block). Measured on the H100: for large n, 128 x 128 tiles of
+ * 4 warps of 64 x 64 with 3 stages (two blocks per SM) are as fast as 128 x 256 tiles of 8
+ * warps; up to n = 2047, 64 x 128 tiles of 4 warps of 32 x 64 with 2 stages (48 KB, which
+ * every GPU gives a block) fill more SMs and come first. */
+enum { LARGE_4, LARGE_3, MEDIUM_4, MEDIUM_3, SMALL_2 };
+#define SMEM(bm, bn, stages) (sizeof(float) * (stages) * BK * ((bm) + (bn)))
+static const struct step_config large_n[] = {
+    {MEDIUM_3, "128x128x32/3", SMEM(128, 128, 3)}, {LARGE_4, "128x256x32/4", SMEM(128, 256, 4)},
+    {LARGE_3, "128x256x32/3", SMEM(128, 256, 3)}, {MEDIUM_4, "128x128x32/4", SMEM(128, 128, 4)},
+    {SMALL_2, "64x128x32/2", SMEM(64, 128, 2)},
+};
+static const struct step_config small_n[] = {
+    {SMALL_2, "64x128x32/2", SMEM(64, 128, 2)}, {MEDIUM_3, "128x128x32/3", SMEM(128, 128, 3)},
+    {MEDIUM_4, "128x128x32/4", SMEM(128, 128, 4)}, {LARGE_4, "128x256x32/4", SMEM(128, 256, 4)},
+    {LARGE_3, "128x256x32/3", SMEM(128, 256, 3)},
+};
+#ifndef SMALL_MAX_N
+#define SMALL_MAX_N 2047
+#endif
+
+static int tf32_configs(int n, const struct step_config **list)
+{
+    *list = n <= SMALL_MAX_N ? small_n : large_n;
+    return n <= SMALL_MAX_N ? sizeof small_n / sizeof *small_n : sizeof large_n / sizeof *large_n;
+}
+
+const struct step_info step_info = {"step11", "TF32 tensor cores (mma.sync m16n8k8)", 0, NULL, 80,
+                                    "TF32 tensor cores, mma.sync", tf32_configs,
+                                    "tile BM x BN x BK / stages in flight", PRECISION_TF32};
+
+/* Round an FP32 value to TF32, to nearest: the 19-bit pattern the tensor core reads, in a
+ * 32-bit register (it ignores the low 13 bits). Hopper and later have one instruction for
+ * it, ties to even (cvt.rn; cvt.rna takes two there); on Ampere and Ada, cvt.rna (ties
+ * away from zero). Both keep NaN and Inf. */
+__device__ static inline uint32_t to_tf32(float x)
+{
+    uint32_t r;
+#if __CUDA_ARCH__ >= 900
+    asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+#elif __CUDA_ARCH__ >= 800
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+#else
+    r = __float_as_uint(x);
+    __trap();
+#endif
+    return r;
+}
+
+/* d += a b for one 16 x 8 x 8 piece: a is 16 x 8 (4 registers per lane), b 8 x 8 (2), d
+ * 16 x 8 (4). Lane l holds, with g = l / 4 and t = l % 4:
+ *   a: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)     b: (t, g), (t + 4, g)
+ *   d: (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1)                              */
+__device__ static inline void mma_tf32(float d[4], const uint32_t a[4], const uint32_t b[2])
+{
+#if __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    __trap();
+#endif
+}
+
+/* ldmatrix: the warp reads four 8 x 8 matrices of 16-bit values from shared memory, each
+ * lane giving the address of one row of 16 bytes (lanes 0-7 the first matrix's rows, 8-15
+ * the second's, ...), and lane l receives, of each matrix, row l / 4, 4 bytes at (l % 4) * 4.
+ * For 32-bit values a matrix is 8 rows x 4 floats, and lane l gets (l / 4, l % 4): with the
+ * four matrices rows 0-7 and 8-15 at k 0-3, then at k 4-7, that is an A fragment in one
+ * instruction instead of four loads. */
+__device__ static inline void ldmatrix_x4(uint32_t r[4], const float *row_address)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"((unsigned)__cvta_generic_to_shared(row_address)));
+#else
+    __trap();
+#endif
+}
+
+/* Where element (row, k) of A's tile and (k, col) of B's tile live in shared memory.
+ * A's tile is BM rows of BK = 32 floats, eight 16-byte chunks per row. A fragment read
+ * has 8 lanes (g) on 8 consecutive rows reading the same chunk: without a swizzle all 8
+ * rows' chunks sit in the same 4 banks (8-way conflict). XOR-ing the chunk number with
+ * row % 8 puts them in 8 different chunks, 32 banks. B's tile is BK rows of BN floats; a
+ * fragment read has 4 lanes (t) on 4 rows reading 2 adjacent chunks (g = 0..7): XOR-ing
+ * the chunk with 2 (k % 4) spreads the 4 rows over 8 chunks. Both swizzles move whole
+ * 16-byte chunks, so cp.async's 16-byte copies stay whole and aligned. */
+#define SWZ_A(row, k) ((row) * BK + ((((k) >> 2) ^ ((row) & 7)) << 2) + ((k) & 3))
+#define SWZ_B(k, col, bn) ((k) * (bn) + ((((col) >> 2) ^ (((k) & 3) << 1)) << 2) + ((col) & 3))
+
+template <int BM, int BN, int WM, int WN, int STAGES, int MIN_BLOCKS>
+__global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
+    matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n)
+{
+    constexpr int MI = WM / 16, NI = WN / 8; /* mma tiles per warp: 16 rows x 8 columns each */
+    constexpr int NUM_THREADS = 32 * (BM / WM) * (BN / WN);
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "whole mma tiles");
+    static_assert((BM * BK / 4) % NUM_THREADS == 0 && (BK * BN / 4) % NUM_THREADS == 0,
+                  "every thread copies the same number of 16-byte chunks of A and of B");
+    static_assert(TILE % BM == 0 && TILE % BN == 0 && TILE % BK == 0 && BN % 32 == 0, "whole tiles");
+    static_assert(STAGES >= 2, "at least one tile loads while another is computed on");
+
+    extern __shared__ __align__(16) float smem[];
+    float *As = smem;                      /* [STAGES][BM * BK] */
+    float *Bs = smem + STAGES * BM * BK;   /* [STAGES][BK * BN] */
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wrow = warp / (BN / WN) * WM, wcol = warp % (BN / WN) * WN; /* the warp's tile */
+    const int g = lane / 4, t = lane % 4;                                  /* the lane's place */
+    a += (size_t)blockIdx.y * BM * lda;
+    b += (size_t)blockIdx.x * BN;
+    c += (size_t)blockIdx.y * BM * ldc + (size_t)blockIdx.x * BN;
+
+    /* Start copying the k0 tiles of A and B into one stage, 16 bytes at a time. Each thread
+     * copies the same chunks of every tile: their places are computed once, here. The rows
+     * a thread's chunks are apart (multiples of 8 for A, of 4 for B) leave the swizzles
+     * unchanged, so each chunk's place is the first one's plus a constant. */
+    constexpr int A_CHUNKS = BM * BK / 4 / NUM_THREADS, A_ROWS = NUM_THREADS / (BK / 4);
+    constexpr int B_CHUNKS = BK * BN / 4 / NUM_THREADS, B_ROWS = NUM_THREADS / (BN / 4);
+    static_assert(A_ROWS % 8 == 0 && B_ROWS % 4 == 0, "a thread's chunks share their swizzle");
+    const int copy_row = tid / (BK / 4), copy_k = tid % (BK / 4) * 4;
+    const int copy_kb = tid / (BN / 4), copy_col = tid % (BN / 4) * 4;
+    const float *a_src = a + (size_t)copy_row * lda + copy_k, *b_src = b + (size_t)copy_kb * ldb + copy_col;
+    const int a_dst = SWZ_A(copy_row, copy_k), b_dst = SWZ_B(copy_kb, copy_col, BN);
+    auto load_tile = [&](int stage, int k0) {
+#pragma unroll
+        for (int u = 0; u < A_CHUNKS; u++)
+            cp_async16(&As[stage * BM * BK + a_dst + u * A_ROWS * BK], a_src + (size_t)u * A_ROWS * lda + k0);
+#pragma unroll
+        for (int u = 0; u < B_CHUNKS; u++)
+            cp_async16(&Bs[stage * BK * BN + b_dst + u * B_ROWS * BN], b_src + (size_t)(k0 + u * B_ROWS) * ldb);
+    };
+
+    /* Where this lane's fragments sit in a stage, computed once: every address in the loop
+     * is then one of these plus a constant, which the loads take as an immediate offset.
+     * A (ldmatrix): lane l gives row (l / 8 % 2) * 8 + l % 8 of an mma tile, at chunk k8 / 4
+     * + l / 16; the row's low 3 bits are l % 8 (the tiles start at multiples of 8 rows).
+     * B: column wcol + 8 j + g at rows k8 + t and k8 + t + 4, whose k % 4 is t. */
+    const int a_row = wrow + (lane >> 3 & 1) * 8 + (lane & 7);
+    int a_off[BK / 8], b_off[NI];
+#pragma unroll
+    for (int q = 0; q < BK / 8; q++)
+        a_off[q] = SWZ_A(a_row, 8 * q + (lane >> 4) * 4);
+#pragma unroll
+    for (int j = 0; j < NI; j++)
+        b_off[j] = SWZ_B(t, wcol + j * 8 + g, BN);
+
+    float acc[MI][NI][4] = {};
+    /* The warp's multiply-adds on one stage: BK / 8 steps of k, each (WM / 16) x (WN / 8) mma. */
+    auto compute = [&](const float *as, const float *bs) {
+#pragma unroll
+        for (int q = 0; q < BK / 8; q++) {
+            uint32_t fa[MI][4], fb[NI][2];
+#pragma unroll
+            for (int i = 0; i < MI; i++) {
+                ldmatrix_x4(fa[i], as + a_off[q] + i * 16 * BK);
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    fa[i][e] = to_tf32(__uint_as_float(fa[i][e]));
+            }
+#pragma unroll
+            for (int j = 0; j < NI; j++) {
+                fb[j][0] = to_tf32(bs[b_off[j] + 8 * q * BN]);
+                fb[j][1] = to_tf32(bs[b_off[j] + (8 * q + 4) * BN]);
+            }
+#pragma unroll
+            for (int i = 0; i < MI; i++)
+#pragma unroll
+                for (int j = 0; j < NI; j++)
+                    mma_tf32(acc[i][j], fa[i], fb[j]);
+        }
+    };
+
+    const int tiles = (n + BK - 1) / BK; /* the zero padding past n fills the last tile */
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) { /* the prologue: the first tiles in flight */
+        if (s < tiles)
+            load_tile(s, s * BK);
+        cp_async_commit();
+    }
+    /* Unrolled by STAGES, so that each stage's place in shared memory is a constant. */
+    for (int first = 0; first < tiles; first += STAGES) {
+#pragma unroll
+        for (int s = 0; s < STAGES; s++) {
+            const int tile = first + s; /* tile % STAGES == s */
+            if (tile >= tiles)
+                break;
+            cp_async_wait<STAGES - 2>(); /* this tile has landed (this thread's copies) */
+            __syncthreads();           /* ... everyone's; and the previous tile's stage is free */
+            if (tile + STAGES - 1 < tiles)
+                load_tile((s + STAGES - 1) % STAGES, (tile + STAGES - 1) * BK);
+            cp_async_commit();
+            compute(As + s * BM * BK, Bs + s * BK * BN);
+        }
+    }
+    /* Each lane writes its two pairs of adjacent columns in each mma tile. */
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < NI; j++) {
+            float *out = &c[(size_t)(wrow + i * 16 + g) * ldc + wcol + j * 8 + 2 * t];
+            *(float2 *)out = make_float2(acc[i][j][0], acc[i][j][1]);
+            *(float2 *)(out + 8 * ldc) = make_float2(acc[i][j][2], acc[i][j][3]);
+        }
+}
+
+/* Launch one shape: the grid covers the padded matrix with BM x BN tiles. */
+template <int BM, int BN, int WM, int WN, int STAGES, int MIN_BLOCKS>
+static void launch_shape(const struct dev_mats *m)
+{
+    const size_t smem = SMEM(BM, BN, STAGES);
+    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    auto kernel = matmult_kernel<BM, BN, WM, WN, STAGES, MIN_BLOCKS>;
+    static int opted_in; /* past the default 48 KB a kernel must opt in, once */
+    if (smem > 48 * 1024 && !opted_in) {
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        opted_in = 1;
+    }
+    kernel<<<dim3(padded / BN, padded / BM), 32 * (BM / WM) * (BN / WN), smem>>>(m->a, m->lda, m->b, m->ldb, m->c,
+                                                                                 m->ldc, m->n);
+}
+
+static void launch(const struct dev_mats *m)
+{
+    switch (step_config->id) {
+    case LARGE_4: launch_shape<128, 256, 64, 64, 4, 1>(m); break;
+    case LARGE_3: launch_shape<128, 256, 64, 64, 3, 1>(m); break;
+    case MEDIUM_4: launch_shape<128, 128, 64, 64, 4, 1>(m); break;
+    case MEDIUM_3: launch_shape<128, 128, 64, 64, 3, 2>(m); break;
+    default: launch_shape<64, 128, 32, 64, 2, 2>(m); break;
+    }
+}
+
+/* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
+void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
+                 int kernel_reps, struct gpu_run *run)
+{
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+}

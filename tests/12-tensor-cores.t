@@ -1,0 +1,157 @@
+#!/usr/bin/env perl
+# The tensor-core chapter on the GPU: steps 11 (TF32) and 12 (3xTF32), cuBLAS with TF32 and
+# the CUTLASS peer. Each precision class is judged by its own bound, and the bound can fail:
+# a TF32 result judged as FP32 fails. The details of the 3xTF32 split, each tested: TF32
+# inputs round to nearest, the small parts are added and not swamped, Inf and NaN propagate
+# as in an FP32 GEMM, small K and odd sizes are right. Skipped without a GPU, or where the
+# GPU has no TF32 tensor cores (exit 4, with the reason).
+use strict;
+use warnings;
+use Test::More;
+require './tests/lib.pl';
+our (%EXIT, $CUTLASS_WHY);
+
+my ($has_gpu, $info) = gpu_available();
+plan skip_all => "no GPU: $info" unless $has_gpu;
+
+my @tf32 = (['step11_tf32/step11'], ['cublas/cublas', '--math', 'tf32']);
+my @fp32 = (['step12_3xtf32/step12'], ['cublas/cublas']);
+my @cutlass = (['cutlass/cutlass', '--math', 'tf32'], ['cutlass/cutlass', '--math', '3xtf32']);
+my ($step11_runs, $why) = runs_here('step11_tf32/step11');
+plan skip_all => "step11: $why" unless $step11_runs;
+my $cutlass_runs = !$CUTLASS_WHY && (runs_here('cutlass/cutlass'))[0];
+diag("CUTLASS: $CUTLASS_WHY") if $CUTLASS_WHY;
+push @tf32, $cutlass[0] if $cutlass_runs;
+push @fp32, $cutlass[1] if $cutlass_runs;
+
+sub name { join ' ', @{ $_[0] } }
+sub csv_run { my ($cmd, @args) = @_; my ($code, $out, $err) = run(@$cmd, @args, '--csv-header'); return ($code, $err, csv_row($out)) }
+
+# Each program's class, and its verdict at n = 1000 on both inputs; judged by the other
+# class's bound, a TF32 result fails on wide inputs (and an FP32-class one passes either).
+for my $p ([@tf32], [@fp32]) {
+    for my $cmd (@$p) {
+        my $class = (grep { $_ == $cmd } @tf32) ? 'tf32' : 'fp32';
+        for my $dist ('uniform', 'wide') {
+            my ($code, $err, %r) = csv_run($cmd, '-n', 1000, '--dist', $dist, '--reps', 1);
+            ok($code == 0 && ($r{precision} // '') eq $class && ($r{dist} // '') eq $dist && is_number($r{max_comp_err})
+               && $r{max_comp_err} <= $r{tolerance}, name($cmd) . " -n 1000 --dist $dist: $class class, componentwise error "
+               . ($r{max_comp_err} // '?') . " within " . ($r{tolerance} // '?')) or diag("exit $code: $err");
+        }
+        my ($code, $err, %r) = csv_run($cmd, '-n', 1000, '--dist', 'wide', '--reps', 1, '--judge', 'fp32');
+        if ($class eq 'tf32') {
+            ok($code == $EXIT{inaccurate} && $r{status} eq 'FAIL' && $r{max_comp_err} > $r{tolerance},
+               name($cmd) . " -n 1000 --dist wide --judge fp32: TF32 judged as FP32 fails (" . ($r{max_comp_err} // '?')
+               . " > " . ($r{tolerance} // '?') . ")") or diag("exit $code: $err");
+        } else {
+            is($code, 0, name($cmd) . " --judge fp32 -n 1000 --dist wide: its own class, passes");
+        }
+    }
+}
+
+# Every configuration of steps 11 and 12 at sizes that are multiples of nothing, and small K
+# (n = 1 ... 64: a handful of k-tiles, most of the tile zero padding), on both inputs.
+for my $p ('step11_tf32/step11', 'step12_3xtf32/step12') {
+    my ($code, $out, $err) = run($p, '--config', '?');
+    my @configs = split /, /, ($err =~ /expected one of (.*) \(try --help\)/)[0] // '';
+    ok(@configs >= 2, "$p lists its configurations: @configs");
+    for my $cfg (@configs) {
+        for my $n (1, 7, 9, 17, 33, 64, 257, 1025) {
+            for my $dist ('uniform', 'wide') {
+                my ($code, $err, %r) = csv_run([$p], '--config', $cfg, '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'full');
+                if ($code == $EXIT{usage} && $err =~ /needs \d+ bytes of shared memory/) {
+                    pass("$p --config $cfg: does not fit this GPU, refused with exit 2");
+                    next;
+                }
+                ok($code == 0 && ($r{config} // '') eq $cfg && $r{max_comp_err} <= $r{tolerance},
+                   "$p --config $cfg -n $n --dist $dist: componentwise error " . ($r{max_comp_err} // '?'))
+                    or diag("exit $code: $err");
+            }
+        }
+    }
+}
+
+# Step 12 matches cuBLAS SGEMM's accuracy at n = 1000 on both inputs: max and average
+# relative error and componentwise error no larger than cuBLAS's on the same inputs.
+for my $dist ('uniform', 'wide') {
+    my (undef, undef, %s) = csv_run(['step12_3xtf32/step12'], '-n', 1000, '--dist', $dist, '--reps', 1);
+    my (undef, undef, %c) = csv_run(['cublas/cublas'], '-n', 1000, '--dist', $dist, '--reps', 1);
+    for my $col ('max_rel_err', 'avg_rel_err', 'max_comp_err') {
+        ok(is_number($s{$col}) && is_number($c{$col}) && $s{$col} <= $c{$col},
+           "step12 -n 1000 --dist $dist: $col " . ($s{$col} // '?') . " <= cuBLAS SGEMM's " . ($c{$col} // '?'));
+    }
+}
+
+# Crafted inputs, through --load and --save.
+my $dir = "obj/tensor_test_$$";
+system('rm', '-rf', $dir);
+system('mkdir', '-p', map { "$dir/$_" } qw(ident nonfinite huge out));
+my $n = 8;
+# A times the identity is A in FP32. Values whose low bits test the split: 1 + 2^-11 + 2^-22
+# rounds to nearest up to 1 + 2^-10, leaving small = -(2^-11 - 2^-22), exact in TF32 (11
+# bits): the three products give A back bit for bit. Truncating big instead would leave
+# small = 2^-11 + 2^-22, 12 bits, which TF32 cannot hold.
+# Every value has at most 22 significant bits, so big + small holds it exactly; rows are
+# scaled by powers of two, which keeps that.
+my @vals = (1 + 2**-11 + 2**-22, 1 + 2**-11 + 2**-21, 3, -(1 + 2**-12 + 2**-13), 1 + 2**-3 + 2**-19,
+            -(1.5 + 2**-20) * 2**-7, 1.75 * 2**-20, 1 + 2**-10 + 2**-21);
+my @a = map { my $i = $_; [map { $vals[($i + $_) % @vals] * 2**($i % 3 - 1) } 0 .. $n - 1] } 0 .. $n - 1;
+@a = map { [unpack('f<*', pack('f<*', @$_))] } @a; # exactly the floats the file holds
+save_npy("$dir/ident/a.npy", @a);
+save_npy("$dir/ident/b.npy", map { my $i = $_; [map { $_ == $i ? 1 : 0 } 0 .. $n - 1] } 0 .. $n - 1);
+# TF32 rounding to nearest, ties away from zero (cvt.rna.tf32.f32), on the float's bits.
+sub rna { my $u = unpack('V', pack('f<', $_[0])); unpack('f<', pack('V', ($u + 0x1000) & 0xffffe000)) }
+my @flat = map { @$_ } @a;
+for my $case ([['step11_tf32/step11'], 'rounded to nearest TF32', [map { rna($_) } @flat]],
+              [['cublas/cublas'], 'unchanged', \@flat],
+              [['step12_3xtf32/step12'], 'unchanged: big rounds to nearest and the small parts are kept', \@flat],
+              ($cutlass_runs ? [$cutlass[1], 'unchanged', \@flat] : ())) {
+    my ($cmd, $what, $want) = @$case;
+    system('rm', '-rf', "$dir/out");
+    my ($code, $out, $err) = run(@$cmd, '--load', "$dir/ident", '--save', "$dir/out", '--reps', 1);
+    my @c = load_npy("$dir/out/c.npy");
+    my @diff = grep { !defined $c[$_] || $c[$_] != $want->[$_] } 0 .. $#flat;
+    if ($cmd->[0] =~ /cutlass/) { # CUTLASS truncates big: reported, not judged
+        diag(name($cmd) . ": A times the identity: " . (@diff ? scalar(@diff) . " of " . @flat . " elements differ from A" : "A, bit for bit"));
+        next;
+    }
+    ok($code == 0 && @c == @flat && !@diff, name($cmd) . ": A times the identity is A $what, bit for bit")
+        or diag("exit $code: $err; first difference at " . ($diff[0] // '?') . ": " . ($c[$diff[0] // 0] // '?')
+                . " instead of " . ($want->[$diff[0] // 0] // '?'));
+}
+
+# NaN and Inf among the inputs come out where an FP32 GEMM puts them: Inf in A's row 0 and
+# -Inf in row 2 times a B of integers (exactly TF32: its small parts are 0, and Inf x 0 in
+# a cross product would make NaN), a NaN in row 1. And a finite value that rounds past TF32's
+# largest (FLT_MAX) must not become Inf.
+my @b = map { my $i = $_; [map { ($i * 3 + $_) % 5 + 1 } 0 .. $n - 1] } 0 .. $n - 1;
+my @nf = map { my $i = $_; [map { ($i + 2 * $_) % 7 + 1 } 0 .. $n - 1] } 0 .. $n - 1;
+$nf[0][0] = 9**9**9; $nf[2][3] = -9**9**9; $nf[1][1] = -sin(9**9**9); # Inf, -Inf, NaN
+save_npy("$dir/nonfinite/a.npy", @nf);
+save_npy("$dir/nonfinite/b.npy", @b);
+my $flt_max = unpack('f<', pack('V', 0x7f7fffff));
+save_npy("$dir/huge/a.npy", map { my $i = $_; [map { $i == 0 && $_ == 0 ? $flt_max : 0 } 0 .. $n - 1] } 0 .. $n - 1);
+save_npy("$dir/huge/b.npy", map { my $i = $_; [map { $i == 0 && $_ == 0 ? 0.5 : 0 } 0 .. $n - 1] } 0 .. $n - 1);
+for my $cmd (@tf32, @fp32) {
+    my ($code, $out, $err) = run(@$cmd, '--load', "$dir/nonfinite", '--reps', 1);
+    if ($cmd->[0] =~ /cutlass/ && grep { $_ eq '3xtf32' } @$cmd) { # its split makes Inf - Inf: reported, not judged
+        diag(name($cmd) . " --load nonfinite: exit $code, " . (($out =~ /^(PASS|FAIL.*)/m)[0] // $err));
+        next;
+    }
+    ok($code == 0 && $out =~ /^PASS/m, name($cmd) . " --load nonfinite: NaN and Inf exactly where an FP32 GEMM has them")
+        or diag("exit $code: $out$err");
+}
+# TF32's largest value is below FLT_MAX: a TF32 GEMM may overflow there, an FP32-class one
+# may not. Ours must not; what CUTLASS's 3xTF32 does is reported, not judged.
+for my $cmd (['step12_3xtf32/step12'], ['cublas/cublas'], ($cutlass_runs ? $cutlass[1] : ())) {
+    my ($code, $out, $err) = run(@$cmd, '--load', "$dir/huge", '--reps', 1);
+    if ($cmd->[0] =~ /cutlass/) {
+        diag(name($cmd) . " --load huge (FLT_MAX x 0.5): exit $code, " . (($out =~ /^(PASS|FAIL).*/m)[0] // $err));
+        next;
+    }
+    ok($code == 0 && $out =~ /^PASS/m, name($cmd) . " --load huge: FLT_MAX x 0.5 is finite, as in FP32")
+        or diag("exit $code: $out$err");
+}
+system('rm', '-rf', $dir);
+
+done_testing();
