@@ -165,6 +165,33 @@ def step_table(step, devices, art):
                   "end-to-end GFLOPS", "max rel. error", "avg rel. error"], rows)
 
 
+TENSOR_PROGRAMS = ["step11", "step12", "cublas", "cublas_tf32", "cutlass_tf32", "cutlass_3xtf32"]
+
+
+def tensor_table(results_dir):
+    """The tensor-core chapter: per device, n and input distribution, each program's TFLOPS,
+    its speed against cuBLAS SGEMM in the same run, its errors and its precision class."""
+    rows = []
+    for dist in ladder.DISTS:
+        for device, res in device_results(results_dir, dist=dist).items():
+            for n in LADDER_SIZES:
+                blas = res.get(("cublas", n))
+                for p in TENSOR_PROGRAMS:
+                    r = res.get((p, n))
+                    if not r or not r.get("max_comp_err"):
+                        continue
+                    rows.append([device, link(p), str(n), dist, f(float(r["gflops"]) / 1e3, 1),
+                                 f(float(r["gflops"]) / float(blas["gflops"]), 2) + "x" if blas else "",
+                                 e(r["max_rel_err"]), e(r["avg_rel_err"]), e(r["max_comp_err"]),
+                                 f"{r['precision']}, {r['status']}"])
+    if not rows:
+        return ("No `make compare` rows of the tensor-core programs are recorded yet: `make reproduce "
+                "ONLY=tensor` on a GPU measures them (the development runs are in "
+                "[results/](../results/nvidia-h100-80gb-hbm3-tensor-dev-runs.txt)).")
+    return table(["device", "program", "n", "inputs", "TFLOPS", "x cuBLAS SGEMM (same run)", "max rel. error",
+                  "avg rel. error", "componentwise error", "class, verdict"], rows, text_columns=4)
+
+
 def tile_sweep_table(results_dir):
     """The lab's layout: n, tile, naive and tiled kernel ms, per device."""
     parts = []
@@ -414,6 +441,7 @@ def main(args):
     tables["step10-caps"] = caps_table(results)
     tables["step10-configs"] = config_sweep_table(results)
     tables["cublas"] = cublas_table(results)
+    tables["tensor"] = tensor_table(results)
     results_ = prose.Results(results)
     exempt = prose.read_exempt(os.path.join(ladder.ROOT, "tests", "prose_exempt"))
     problems = []

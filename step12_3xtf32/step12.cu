@@ -18,8 +18,7 @@
  * half the size of step 11's. */
 #include "step.h"
 #include "cp_async.h"
-
-#include <stdint.h>
+#include "tf32_mma.h"
 
 #define BK 32    /* k per tile: one 128-byte row of A per tile row */
 #define TILE 256 /* matrices are padded to a multiple of this: every shape's tiles are whole */
@@ -52,40 +51,6 @@ static int tf32_configs(int n, const struct step_config **list)
 const struct step_info step_info = {"step12", "3xTF32: FP32 accuracy from TF32 tensor cores", 0, NULL, 80,
                                     "TF32 tensor cores, mma.sync", tf32_configs,
                                     "tile BM x BN x BK / stages in flight", PRECISION_FP32};
-
-/* Round an FP32 value to TF32, to nearest: the 19-bit pattern the tensor core reads, in a
- * 32-bit register (it ignores the low 13 bits). Hopper and later have one instruction for
- * it, ties to even (cvt.rn; cvt.rna takes two there); on Ampere and Ada, cvt.rna (ties
- * away from zero). Both keep NaN and Inf. */
-__device__ static inline uint32_t to_tf32(float x)
-{
-    uint32_t r;
-#if __CUDA_ARCH__ >= 900
-    asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-#elif __CUDA_ARCH__ >= 800
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-#else
-    r = __float_as_uint(x);
-    __trap();
-#endif
-    return r;
-}
-
-/* d += a b for one 16 x 8 x 8 piece: a is 16 x 8 (4 registers per lane), b 8 x 8 (2), d
- * 16 x 8 (4). Lane l holds, with g = l / 4 and t = l % 4:
- *   a: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)     b: (t, g), (t + 4, g)
- *   d: (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1)                              */
-__device__ static inline void mma_tf32(float d[4], const uint32_t a[4], const uint32_t b[2])
-{
-#if __CUDA_ARCH__ >= 800
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-    __trap();
-#endif
-}
 
 /* Split x into big = tf32(x), rounded to nearest, and small = tf32(x - big); x - big is
  * exact in FP32 (big is masked to its 19 bits first: the tensor core ignores the others,
@@ -123,23 +88,6 @@ __global__ static void find_special(const float *a, size_t lda, const float *b, 
         for (int col = blockIdx.x * blockDim.x + threadIdx.x; col < n; col += gridDim.x * blockDim.x)
             if (!(fabsf(a[(size_t)row * lda + col]) < TF32_OVERFLOW) || !(fabsf(b[(size_t)row * ldb + col]) < TF32_OVERFLOW))
                 special_inputs = 1; /* NaN fails the comparison too */
-}
-
-/* ldmatrix: the warp reads four 8 x 8 matrices of 16-bit values from shared memory, each
- * lane giving the address of one row of 16 bytes (lanes 0-7 the first matrix's rows, 8-15
- * the second's, ...), and lane l receives, of each matrix, row l / 4, 4 bytes at (l % 4) * 4.
- * For 32-bit values a matrix is 8 rows x 4 floats, and lane l gets (l / 4, l % 4): with the
- * four matrices rows 0-7 and 8-15 at k 0-3, then at k 4-7, that is an A fragment in one
- * instruction instead of four loads. */
-__device__ static inline void ldmatrix_x4(uint32_t r[4], const float *row_address)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"((unsigned)__cvta_generic_to_shared(row_address)));
-#else
-    __trap();
-#endif
 }
 
 /* Where element (row, k) of A's tile and (k, col) of B's tile live in shared memory.
