@@ -1,5 +1,8 @@
 """The chart scripts on a small fixture (made up here, labelled as such, never a
-measurement): every chart is written, as a non-empty PNG and an SVG. TAP output."""
+measurement): every chart is written, as a non-empty PNG and an SVG, both from rows with
+the tensor-core chapter's columns (both input distributions, componentwise errors,
+precision classes) and from rows recorded before them. TAP output."""
+import csv
 import os
 import shutil
 import subprocess
@@ -19,35 +22,66 @@ except ImportError as err:
     skip_all(f"matplotlib cannot be imported by {sys.executable} ({err}); make plots-env installs it")
 
 DEVICE = "Fixture GPU (test data, not a measurement)"
+CHARTS = ("speedup", "gflops_vs_n", "accuracy", "accuracy_speed", "time_split")
+TF32 = {"step11", "cublas_tf32", "cutlass_tf32"}  # the fixture's tf32 class
+OLD_COLUMNS = [c for c in ladder.RESULT_COLUMNS if c not in ("dist", "precision", "max_comp_err", "avg_comp_err")]
+
+
+def charts(results, out, *args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "plots", "charts.py"), "--results", results,
+                           "--out", out] + list(args), capture_output=True, text=True)
+
+
+def svg_text(out, name):
+    path = os.path.join(out, name + ".svg")
+    return open(path).read() if os.path.exists(path) else ""
+
+
+def written(out, name, what):
+    png = os.path.join(out, name + ".png")
+    data = open(png, "rb").read() if os.path.exists(png) else b""
+    ok(data.startswith(b"\x89PNG") and len(data) > 10000, f"{what}: {name}.png is a non-empty PNG ({len(data)} bytes)")
+    ok(len(svg_text(out, name)) > 10000 and DEVICE.split(" (")[0] in svg_text(out, name),
+       f"{what}: {name}.svg written, naming the device")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     results, out = os.path.join(tmp, "results"), os.path.join(tmp, "plots")
     os.makedirs(results)
     shutil.copy(os.path.join(ROOT, "results", "article_8800gt.csv"), results)
+    # Every program of the ladder on both input distributions, with the componentwise errors
+    # and precision classes that make compare records now (made-up values).
     rows = []
-    for n in (256, 1000, 4096):
-        for i, prog in enumerate(ladder.LADDER):
-            k = n ** 3 / 1e9 / (1 + i)
-            r = {c: "0.1" for c in ladder.PROGRAM_COLUMNS}
-            r.update(program=prog, n=str(n), device=DEVICE, kernel_ms=f"{k:.6f}", gflops=f"{2 * n**3 / k / 1e6:.2f}",
-                     total_ms=f"{k + 1:.6f}", kernel_e2e_ms=f"{k:.6f}", max_rel_err="1e-7" if i else "2e-6",
-                     status="pass", check="full", reps="1", date="2026-01-01T00:00Z", command="fixture")
-            rows.append(r)
+    for dist in ladder.DISTS:
+        for n in (256, 1000, 4096):
+            for i, prog in enumerate(ladder.LADDER):
+                k = n ** 3 / 1e9 / (1 + i)
+                comp = (5e-5 if prog in TF32 else 1e-6 if i else 4e-6) * (2 if dist == "wide" else 1)
+                r = {c: "0.1" for c in ladder.PROGRAM_COLUMNS}
+                r.update(program=prog, n=str(n), device=DEVICE, kernel_ms=f"{k:.6f}",
+                         gflops=f"{2 * n**3 / k / 1e6:.2f}", total_ms=f"{k + 1:.6f}", kernel_e2e_ms=f"{k:.6f}",
+                         max_rel_err="1e-7" if i else "2e-6", status="pass", check="full", reps="1",
+                         date="2026-01-01T00:00Z", command="fixture", dist=dist,
+                         precision="tf32" if prog in TF32 else "fp32", max_comp_err=f"{comp:.3e}",
+                         avg_comp_err=f"{comp / 5:.3e}")
+                rows.append(r)
     ladder.merge_results(os.path.join(results, "fixture-gpu.csv"), rows)
-    p = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "charts.py"), "--results", results, "--out", out],
-                       capture_output=True, text=True)
+    p = charts(results, out)
     ok(p.returncode == 0, "plots/charts.py runs on the fixture", p.stdout + p.stderr)
-    for name in ("speedup", "gflops_vs_n", "accuracy", "time_split"):
-        png = os.path.join(out, name + ".png")
-        data = open(png, "rb").read() if os.path.exists(png) else b""
-        ok(data.startswith(b"\x89PNG") and len(data) > 10000, f"{name}.png is a non-empty PNG ({len(data)} bytes)")
-        svg = os.path.join(out, name + ".svg")
-        ok(os.path.exists(svg) and os.path.getsize(svg) > 10000 and DEVICE.split(" (")[0] in open(svg).read(),
-           f"{name}.svg written, naming the device")
+    for name in CHARTS:
+        written(out, name, "every program, both distributions")
+    text = svg_text(out, "speedup")
+    ok("cuBLAS TF32 kernel, n = 4096" in text and "tensor-core ceiling" in text and "step 12" in text,
+       "speedup: steps 11 and 12 shown, the TF32 ceiling marked beside cuBLAS's")
+    text = svg_text(out, "accuracy_speed")
+    ok(all(s in text for s in ("fp32 class bound", "tf32 class bound", "uniform inputs", "wide inputs", "step 11",
+                                 "cuBLAS TF32", "CUTLASS 3xTF32", "n = 4096"))
+       and "no componentwise errors" not in text,
+       "accuracy_speed: both distributions at n = 4096, every program named, both bounds drawn")
     # Drawn twice from the same results, every file is the same byte for byte (no random
     # ids, no dates): `make plots` on unchanged results leaves the tree clean.
     out_again = os.path.join(tmp, "plots_again")
-    subprocess.run([sys.executable, os.path.join(ROOT, "plots", "charts.py"), "--results", results, "--out", out_again],
-                   capture_output=True, text=True)
+    charts(results, out_again)
     differ = [f for f in sorted(os.listdir(out)) if open(os.path.join(out, f), "rb").read()
               != open(os.path.join(out_again, f), "rb").read()] if os.path.isdir(out_again) else ["(not drawn)"]
     ok(not differ, "the same results draw the same files", " ".join(differ))
@@ -60,12 +94,34 @@ with tempfile.TemporaryDirectory() as tmp:
                 for n in (256, 1000, 4096)]
     ladder.merge_results(os.path.join(results, "fixture-small.csv"), skipped)
     out2 = os.path.join(tmp, "plots2")
-    p = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "charts.py"), "--results", results, "--out", out2,
-                        "--device", small], capture_output=True, text=True)
+    p = charts(results, out2, "--device", small)
     svg = os.path.join(out2, "speedup.svg")
     ok(p.returncode == 0 and os.path.exists(svg) and "needs compute capability 8.0" in open(svg).read(),
        "a GPU without step 10: the charts are drawn and say why step 10 is missing", p.stdout + p.stderr)
     p = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "charts.py"), "--results", tmp + "/none"],
                        capture_output=True, text=True)
     ok(p.returncode != 0 and "no results" in p.stderr, "no results: a clear error", p.stderr)
+
+    # Results recorded before the tensor-core chapter (today's): no dist, precision or
+    # componentwise-error columns, only steps 01-10 and cuBLAS. Every chart is still drawn,
+    # with no place for the programs not measured, and accuracy_speed says there is nothing
+    # to show yet instead of inventing points.
+    old = os.path.join(tmp, "old")
+    os.makedirs(old)
+    shutil.copy(os.path.join(ROOT, "results", "article_8800gt.csv"), old)
+    with open(os.path.join(old, "fixture-gpu.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=OLD_COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(r for r in rows if r["dist"] == "uniform" and r["program"] in ladder.STEPS[:10] + ["cublas"])
+    out3 = os.path.join(tmp, "plots_old")
+    p = charts(old, out3)
+    ok(p.returncode == 0, "plots/charts.py runs on results without the new columns", p.stdout + p.stderr)
+    for name in CHARTS:
+        written(out3, name, "old-style rows")
+    ok("no componentwise errors recorded yet" in svg_text(out3, "accuracy_speed")
+       and "class bound" not in svg_text(out3, "accuracy_speed"),
+       "accuracy_speed without componentwise errors: says so, draws no points or bounds")
+    leaked = [f"{name}: {s}" for name in CHARTS for s in ("step 11", "step11", "step 12", "step12", "TF32", "CUTLASS")
+              if s in svg_text(out3, name)]
+    ok(not leaked, "programs without rows get no bar, tick or label", ", ".join(leaked))
 done()
