@@ -114,7 +114,7 @@ void compare_values(const float *c, const double *ref, const double *abs_ref, si
             if (same)
                 r->expected_nonfinite++;
             else if (isfinite(c[j]))
-                r->wrong_nonfinite++; /* a non-finite C where another is expected: the scan counts it */
+                r->wrong_nonfinite++; /* (a non-finite C where another one is expected: the scan counted it) */
             continue;
         }
         double rel, comp;
@@ -317,6 +317,15 @@ int check_passes(const struct check_result *r, double bound)
            r->max_comp_err <= bound;
 }
 
+double max_abs(const float *m, size_t count)
+{
+    double big = 0.0;
+    for (size_t i = 0; i < count; i++)
+        if (isfinite(m[i]) && fabs((double)m[i]) > big)
+            big = fabs((double)m[i]);
+    return big;
+}
+
 int all_finite(const float *m, size_t count)
 {
     for (size_t i = 0; i < count; i++)
@@ -463,5 +472,38 @@ fail:
     free(*m);
     *m = NULL;
     fclose(f);
+    return -1;
+}
+
+int load_npy_pair(const char *dir, float **a, float **b, int *n, char *err, size_t errlen)
+{
+    const char *names[2] = {"a.npy", "b.npy"};
+    float **mats[2] = {a, b};
+    int rows[2], cols[2];
+    *a = *b = NULL;
+    for (int i = 0; i < 2; i++) {
+        char path[4096], why[512];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (load_npy(path, mats[i], &rows[i], &cols[i], why, sizeof why) != 0) {
+            snprintf(err, errlen, "cannot load '%s': %s", path, why);
+            goto fail;
+        }
+        if (rows[i] != cols[i]) {
+            snprintf(err, errlen, "cannot load '%s': it is %d x %d, the programs multiply square matrices", path,
+                     rows[i], cols[i]);
+            goto fail;
+        }
+    }
+    if (rows[0] != rows[1]) {
+        snprintf(err, errlen, "cannot load '%s': a.npy is %d x %d but b.npy is %d x %d", dir, rows[0], rows[0],
+                 rows[1], rows[1]);
+        goto fail;
+    }
+    *n = rows[0];
+    return 0;
+fail:
+    free(*a);
+    free(*b);
+    *a = *b = NULL;
     return -1;
 }

@@ -46,8 +46,10 @@ void reference_row(const float *a, const float *b, int n, int row, double *out, 
  * - componentwise error |c - ref| / (|A| |B|)_ij (|c - ref| where that is 0): the
  *   quantity GEMM error bounds are stated in, meaningful where ref is near zero. The
  *   verdict is this one against the program's precision bound (precision_bound).
- * Where an FP32 GEMM gives NaN or Inf (a NaN or Inf among loaded inputs, or an overflow),
- * C must hold that NaN, or that Inf with its sign. */
+ * Where the double-precision reference is NaN or rounds to an infinite float (NaN or Inf
+ * among loaded inputs, or a sum past FLT_MAX), C must hold that NaN, or that Inf with its
+ * sign: what an FP32 GEMM gives there. (An FP32 sum that overflows on the way to a finite
+ * result, 1e20 x 1e20 - 1e20 x 1e20, is not foreseen: the reference says 0.) */
 struct check_result {
     double max_rel_err;
     double sum_rel_err;     /* average = sum / compared */
@@ -89,6 +91,8 @@ void check_product(const float *a, const float *b, const float *c, int n,
 int check_passes(const struct check_result *r, double bound);
 /* 1 if all count values are finite. */
 int all_finite(const float *m, size_t count);
+/* The largest magnitude among the finite values (0 if none). */
+double max_abs(const float *m, size_t count);
 
 /* A reference kept in memory, to check several results of one product (the CPU
  * chapter checks every variant against it): the rows chosen by mode, in double. */
@@ -113,10 +117,11 @@ void free_reference(struct reference *ref);
  *   Stability, 4.3), 3u = 1.8e-7 with the products rounded separately.
  * - FP32: the probabilistic bound of Higham and Mary (SIAM J. Sci. Comput. 41(5), 2019):
  *   exp(lambda sqrt(k) u + k u^2 / (1 - u)) - 1, lambda = 9, which rounding errors exceed
- *   with a probability below 2 k exp(-lambda^2 / 2) = 5e-18 k per element (1.7e-5 at
- *   k = 1000). The worst-case bound gamma(k) = k u / (1 - k u) (6.0e-5 at k = 1000) is
- *   never approached by real FP32 sums (every FP32 program here stays under 1.2 sqrt(k) u),
- *   and is loose enough to pass a TF32 result as FP32.
+ *   with a probability below 2 k exp(-lambda^2 / 2) = 5e-18 k per element. It is 1.7e-5
+ *   at k = 1000. The worst-case bound gamma(k) = k u / (1 - k u) (6.0e-5 at k = 1000) is
+ *   never approached by real FP32 sums (the FP32 results recorded in results/ stay under
+ *   1.2 sqrt(k) u), and is loose enough to pass a TF32 result as FP32; below k = 81 it is
+ *   the smaller of the two, so no FP32 sum of so few terms can fail.
  * - TF32: both inputs rounded to TF32 (10 explicit mantissa bits) in either direction,
  *   to nearest or by truncation: 2 * 2^-10 for the product, plus the FP32 bound for the
  *   sum (2.0e-3 at k = 1000). */
@@ -133,6 +138,9 @@ int save_npy(const char *path, const float *m, int rows, int cols);
  * malloc; -1 with the reason in err (a missing file, not .npy, another dtype, Fortran
  * order, not 2-D, truncated, bytes past the data, out of memory). */
 int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_t errlen);
+/* DIR/a.npy and DIR/b.npy, both n x n float32: 0 with *n set; -1 with one line in err naming
+ * the file and what is wrong with it (also two sizes that differ, or a matrix not square). */
+int load_npy_pair(const char *dir, float **a, float **b, int *n, char *err, size_t errlen);
 
 /* The seeded generator behind matgen (SplitMix64): 31 random bits, like rand(). */
 uint32_t rand31(uint64_t *state);

@@ -26,6 +26,10 @@ struct step_math {
     const char *row_name; /* the program's name in the report and the CSV: "cublas_tf32" */
     enum precision_class precision;
     const char *lesson;
+    /* Like step_info's: the compute capability this arithmetic needs, and what for (0, NULL:
+     * the program's own). cuBLAS on a GPU without TF32 would silently compute in FP32. */
+    int min_cc;
+    const char *needs;
 };
 
 struct step_info {

@@ -10,7 +10,9 @@
 /* Round an FP32 value to TF32, to nearest: the 19-bit pattern the tensor core reads, in a
  * 32-bit register (it ignores the low 13 bits). Hopper and later have one instruction for
  * it, ties to even (cvt.rn; cvt.rna takes two there); on Ampere and Ada, cvt.rna (ties
- * away from zero). Both keep NaN and Inf. */
+ * away from zero). Both keep Inf, and NaN unless its payload is all in the low 13 bits (a
+ * signalling NaN such as 0x7f800001), which the tensor core, reading the top 19 bits only,
+ * would take for Inf in any case; the usual NaNs (0x7fc00000, CUDA's 0x7fffffff) stay NaN. */
 __device__ static inline uint32_t to_tf32(float x)
 {
     uint32_t r;

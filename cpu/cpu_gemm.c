@@ -8,6 +8,7 @@
 #include "timing.h"
 #include "variants.h"
 
+#include <float.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -35,6 +36,8 @@ struct cpu_options {
     uint64_t seed;
     enum check_mode check;
     int check_given, csv, csv_header;
+    enum input_dist dist;
+    const char *load_dir; /* --load DIR: a.npy and b.npy instead of generated inputs */
 };
 
 static void usage(void)
@@ -61,10 +64,17 @@ static void usage(void)
            "  --reps R        timed runs after a warm-up, median reported (default 5; runs over\n"
            "                  %.0f s are timed once, repeats stop after %.0f s)\n"
            "  --seed S        input seed (default 0)\n"
+           "  --dist D        the inputs: uniform (the article's, [0, 1), the default) or wide\n"
+           "                  (+-m * 2^e, m in [1, 2), e in -8..8: signed, sums cancel)\n"
+           "  --load DIR      multiply DIR/a.npy by DIR/b.npy (float32, n x n, C order, as NumPy's\n"
+           "                  np.save writes them) instead; n is theirs\n"
            "  --check MODE    full, sample or none (default: full up to n = %d)\n"
            "  --csv           CSV lines instead of the table (--csv-header adds the header)\n"
            "  --features      print what this CPU and build support, and exit\n"
            "  --help          this help\n"
+           "\n"
+           "Each result is judged by its componentwise error |c - ref| / (|A| |B|) against the\n"
+           "bound of an FP32 sum (the fp32 class of the GPU programs).\n"
            "\n"
            "Exit status: 0 all within tolerance, 1 some not, 2 bad usage, 4 a variant this CPU\n"
            "or build cannot run was asked for.\n",
@@ -97,16 +107,18 @@ static int parse_variants(const char *text, int *on)
 static void parse(int argc, char **argv, struct cpu_options *o, int *features)
 {
     enum { OPT_VARIANT = 1000, OPT_THREADS, OPT_BLOCK, OPT_ISA, OPT_REPS, OPT_SEED, OPT_CHECK, OPT_CSV,
-           OPT_CSV_HEADER, OPT_FEATURES, OPT_HELP };
+           OPT_CSV_HEADER, OPT_FEATURES, OPT_DIST, OPT_LOAD, OPT_HELP };
     static const struct option longopts[] = {
         {"variant", required_argument, NULL, OPT_VARIANT}, {"threads", required_argument, NULL, OPT_THREADS},
         {"block", required_argument, NULL, OPT_BLOCK},     {"isa", required_argument, NULL, OPT_ISA},
         {"reps", required_argument, NULL, OPT_REPS},       {"seed", required_argument, NULL, OPT_SEED},
         {"check", required_argument, NULL, OPT_CHECK},     {"csv", no_argument, NULL, OPT_CSV},
         {"csv-header", no_argument, NULL, OPT_CSV_HEADER}, {"features", no_argument, NULL, OPT_FEATURES},
+        {"dist", required_argument, NULL, OPT_DIST},       {"load", required_argument, NULL, OPT_LOAD},
         {"help", no_argument, NULL, OPT_HELP},             {NULL, 0, NULL, 0},
     };
     long v;
+    int dist_given = 0;
     memset(o, 0, sizeof *o);
     for (int i = 0; i < NUM_VARIANTS; i++)
         o->variants[i] = 1;
@@ -174,6 +186,20 @@ static void parse(int argc, char **argv, struct cpu_options *o, int *features)
         case OPT_FEATURES:
             *features = 1;
             break;
+        case OPT_DIST:
+            if (strcmp(optarg, "uniform") == 0)
+                o->dist = DIST_UNIFORM;
+            else if (strcmp(optarg, "wide") == 0)
+                o->dist = DIST_WIDE;
+            else
+                usage_error(PROGRAM, "bad --dist '%s': expected uniform or wide", optarg);
+            dist_given = 1;
+            break;
+        case OPT_LOAD:
+            if (!*optarg)
+                usage_error(PROGRAM, "bad --load '': expected a directory holding a.npy and b.npy");
+            o->load_dir = optarg;
+            break;
         case 'h':
         case OPT_HELP:
             usage();
@@ -184,7 +210,11 @@ static void parse(int argc, char **argv, struct cpu_options *o, int *features)
     }
     if (optind < argc)
         usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
-    if (o->nsizes == 0) {
+    if (o->load_dir && dist_given)
+        usage_error(PROGRAM, "--dist and --load: loaded inputs have no distribution to choose");
+    if (o->load_dir && o->nsizes > 1)
+        usage_error(PROGRAM, "--load: the files' n is the only size; give at most one -n");
+    if (o->nsizes == 0 && !o->load_dir) {
         static const int sweep[] = {128, 256, 512, 1000, 1024, 2048};
         for (size_t i = 0; i < sizeof sweep / sizeof *sweep; i++)
             o->sizes[o->nsizes++] = sweep[i];
@@ -266,6 +296,17 @@ int main(int argc, char **argv)
     struct cpu_options o;
     int features = 0;
     parse(argc, argv, &o, &features);
+    float *loaded_a = NULL, *loaded_b = NULL;
+    if (o.load_dir) { /* the files' n is the size; -n, if given, must agree */
+        char err[1024];
+        int n;
+        if (load_npy_pair(o.load_dir, &loaded_a, &loaded_b, &n, err, sizeof err) != 0)
+            usage_error(PROGRAM, "%s", err);
+        if (o.nsizes == 1 && o.sizes[0] != n)
+            usage_error(PROGRAM, "-n %d, but '%s' holds %d x %d matrices", o.sizes[0], o.load_dir, n, n);
+        o.sizes[0] = n;
+        o.nsizes = 1;
+    }
     const enum isa isa = cpu_isa();
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     char host[256];
@@ -328,9 +369,19 @@ int main(int argc, char **argv)
         enum check_mode mode = o.check_given ? o.check : n <= FULL_CHECK_MAX_N ? CHECK_FULL : CHECK_SAMPLE;
         if (!a || !b || !c)
             usage_error(PROGRAM, "cannot allocate host memory for n = %d", n);
-        uint64_t state = o.seed;
-        matgen(a, n, n, &state);
-        matgen(b, n, n, &state);
+        if (o.load_dir) {
+            memcpy(a, loaded_a, sizeof *a * count);
+            memcpy(b, loaded_b, sizeof *b * count);
+        } else {
+            uint64_t state = o.seed;
+            void (*gen)(float *, size_t, int, int, uint64_t *) = o.dist == DIST_WIDE ? matgen_wide : matgen_rect;
+            gen(a, n, n, n, &state);
+            gen(b, n, n, n, &state);
+        }
+        /* NaN or Inf among the inputs, or sums that may overflow: NaN and Inf are expected in C
+         * where FP32 puts them, which only the reference of a row tells: every row is compared. */
+        if (!all_finite(a, count) || !all_finite(b, count) || max_abs(a, count) * max_abs(b, count) * n >= FLT_MAX)
+            mode = CHECK_FULL;
         if (make_reference(a, b, n, mode, o.seed, &ref))
             usage_error(PROGRAM, "cannot allocate host memory for the reference at n = %d", n);
         const double tol = precision_bound(PRECISION_FP32, 0, n);
@@ -369,5 +420,7 @@ int main(int argc, char **argv)
         free(b);
         free(c);
     }
+    free(loaded_a);
+    free(loaded_b);
     return all_pass ? EXIT_PASS : EXIT_INACCURATE;
 }

@@ -11,7 +11,8 @@
  * the tensor-core steps (CUBLAS_COMPUTE_32F_FAST_TF32: inputs rounded to TF32, FP32 sums). */
 static const struct step_math maths[] = {
     {"fp32", "cublas", PRECISION_FP32, "cuBLAS SGEMM (FP32, default math): the ceiling"},
-    {"tf32", "cublas_tf32", PRECISION_TF32, "cuBLAS SGEMM on TF32 tensor cores: the tensor-core ceiling"},
+    {"tf32", "cublas_tf32", PRECISION_TF32, "cuBLAS SGEMM on TF32 tensor cores: the tensor-core ceiling", 80,
+     "TF32 tensor cores; below it cuBLAS would compute in FP32"},
     {NULL},
 };
 const struct step_info step_info = {"cublas", "cuBLAS SGEMM (FP32 default math, or TF32 tensor cores)", 0, NULL, 0,

@@ -72,7 +72,8 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
         return [(py("config_sweep.py", "--sizes", "1000 2048 4096 8192", "--reps", str(REPS)), None, "config-sweep")]
     if part == "compare":
         return [(py("compare.py", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "uniform",
-                    "--programs", " ".join(p for p in ladder.LADDER if p not in TENSOR_ROWS)), None, "compare"),
+                    "--programs", " ".join(p for p in ladder.LADDER if p == "cublas" or p not in TENSOR_ROWS)),
+                 None, "compare"),
                 (py("compare.py", "--programs", "step03 step04", "--sizes", PITCH_SIZES, "--reps", str(REPS)), None,
                  "compare")]
     if part == "tensor":

@@ -88,7 +88,7 @@ __global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
      * unchanged, so each chunk's place is the first one's plus a constant. */
     constexpr int A_CHUNKS = BM * BK / 4 / NUM_THREADS, A_ROWS = NUM_THREADS / (BK / 4);
     constexpr int B_CHUNKS = BK * BN / 4 / NUM_THREADS, B_ROWS = NUM_THREADS / (BN / 4);
-    static_assert(A_ROWS % 8 == 0 && B_ROWS % 4 == 0, "a thread's chunks share their swizzle");
+    static_assert(A_ROWS >= 8 && A_ROWS % 8 == 0 && B_ROWS >= 4 && B_ROWS % 4 == 0, "a thread's chunks share their swizzle");
     const int copy_row = tid / (BK / 4), copy_k = tid % (BK / 4) * 4;
     const int copy_kb = tid / (BN / 4), copy_col = tid % (BN / 4) * 4;
     const float *a_src = a + (size_t)copy_row * lda + copy_k, *b_src = b + (size_t)copy_kb * ldb + copy_col;

@@ -11,7 +11,7 @@
  * One more detail decides the accuracy: an mma adds its products to the accumulator and
  * rounds the sum toward zero, not to nearest, so each mma loses half an ulp on average,
  * always in the same direction. Three mma per k-step into one accumulator add up to a bias
- * of about 1.5 ulp per 8 k (measured: 4.3e-5 mean relative error at n = 4096, 60 times
+ * of about 1.5 ulp per 8 k (measured: 4.3e-5 mean relative error at n = 4096, 63 times
  * SGEMM's). So each tile of k (BK = 32) is summed into fresh accumulators, which stay
  * small, and added to the running sums with ordinary FP32 additions, rounded to nearest
  * (CUTLASS's "staged accumulation"). That doubles the accumulators: the warps' tiles are
@@ -61,13 +61,20 @@ const struct step_info step_info = {"step12", "3xTF32: FP32 accuracy from TF32 t
  * - the cross products must not see the Inf either, or Inf x 0 (a zero small of the other
  *   operand) would turn the Inf into NaN: their cross is 0;
  * - a finite x that rounds up past TF32's largest value would become Inf: it is truncated.
- * A NaN stays NaN in all three. Those checks double the instructions of a split, for values
- * nearly no matrix has: the others take the fast split (find_special decides). */
+ * - a NaN becomes the canonical NaN in big and cross (the tensor core reads only the top 19
+ *   bits, where a NaN's payload may have none), and small = 0.
+ * Those checks make the main loop 3.5 times longer, for values nearly no matrix has: the
+ * others take the fast split (find_special decides). */
 template <bool SAFE>
 __device__ static inline void split_tf32(float x, uint32_t *big, uint32_t *small, uint32_t *cross)
 {
+    if (SAFE && isnan(x)) { /* a NaN whose payload is in the low 13 bits would read as Inf */
+        *big = *cross = 0x7fffffffu;
+        *small = 0u;
+        return;
+    }
     uint32_t hi = to_tf32(x) & 0xffffe000u;
-    if (SAFE) /* a select, not a branch */
+    if (SAFE)
         hi = isinf(__uint_as_float(hi)) && !isinf(x) ? __float_as_uint(x) & 0xffffe000u : hi;
     const float h = __uint_as_float(hi);
     const bool inf = SAFE && isinf(h);
@@ -129,7 +136,7 @@ __device__ static __forceinline__ void multiply(const float *a, size_t lda, cons
      * unchanged, so each chunk's place is the first one's plus a constant. */
     constexpr int A_CHUNKS = BM * BK / 4 / NUM_THREADS, A_ROWS = NUM_THREADS / (BK / 4);
     constexpr int B_CHUNKS = BK * BN / 4 / NUM_THREADS, B_ROWS = NUM_THREADS / (BN / 4);
-    static_assert(A_ROWS % 8 == 0 && B_ROWS % 4 == 0, "a thread's chunks share their swizzle");
+    static_assert(A_ROWS >= 8 && A_ROWS % 8 == 0 && B_ROWS >= 4 && B_ROWS % 4 == 0, "a thread's chunks share their swizzle");
     const int copy_row = tid / (BK / 4), copy_k = tid % (BK / 4) * 4;
     const int copy_kb = tid / (BN / 4), copy_col = tid % (BN / 4) * 4;
     const float *a_src = a + (size_t)copy_row * lda + copy_k, *b_src = b + (size_t)copy_kb * ldb + copy_col;

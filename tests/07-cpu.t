@@ -77,4 +77,22 @@ for my $case (@bad) {
     ok($code == 2 && scalar(split /\n/, $err) == 1 && $err =~ $re, "cpu_gemm @$args: exit 2, one line")
         or diag("exit $code: $err");
 }
+# --dist wide and --load DIR, as the GPU programs take them.
+{
+    my ($code, $out, $err) = run($exe, '-n', 64, '--dist', 'wide', '--variant', 'baseline', '--csv');
+    ok($code == 0 && $out =~ /^baseline,64,.*,pass$/m, "cpu_gemm --dist wide: signed inputs, within the fp32 bound")
+        or diag("exit $code: $out$err");
+    system('mkdir', '-p', 'obj/cpu_npy');
+    save_npy('obj/cpu_npy/a.npy', map { my $i = $_; [map { ($i * 7 + $_ * 3) % 11 - 5 } 0 .. 8] } 0 .. 8);
+    save_npy('obj/cpu_npy/b.npy', map { my $i = $_; [map { ($i + 2 * $_) % 5 } 0 .. 8] } 0 .. 8);
+    ($code, $out, $err) = run($exe, '--load', 'obj/cpu_npy', '--variant', 'baseline', '--csv');
+    ok($code == 0 && $out =~ /^baseline,9,.*,pass$/m, "cpu_gemm --load: n from the files (9), exact small integers pass")
+        or diag("exit $code: $out$err");
+    ($code, $out, $err) = run($exe, '--load', 'obj/cpu_npy', '-n', 10);
+    ok($code == 2 && $err =~ /-n 10, but 'obj\/cpu_npy' holds 9 x 9 matrices/, "cpu_gemm --load with another -n: exit 2, one line")
+        or diag("exit $code: $err");
+    ($code, $out, $err) = run($exe, '--load', 'obj/no_such_dir');
+    ok($code == 2 && scalar(split /\n/, $err) == 1 && $err =~ /cannot load 'obj\/no_such_dir\/a.npy'/,
+       "cpu_gemm --load of a missing folder: exit 2, one line") or diag("exit $code: $err");
+}
 done_testing();

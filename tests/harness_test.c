@@ -290,6 +290,7 @@ static void test_nonfinite_inputs(void)
     a[0] = INFINITY; /* row 0: Inf * 1 = Inf in column 0, Inf * 0 = NaN in columns 1, 2 */
     a[4] = NAN;      /* row 1: NaN everywhere */
     ok(!all_finite(a, 9) && all_finite(b, 9), "all_finite: finds the Inf and the NaN");
+    ok(max_abs(a, 9) == 9.0 && max_abs(b, 9) == 1.0, "max_abs: the largest finite magnitude");
     const float expect[9] = {INFINITY, NAN, NAN, NAN, NAN, NAN, 7, 8, 9};
     struct check_result r;
     memcpy(c, expect, sizeof c);
