@@ -234,8 +234,10 @@ ifneq ($(SMEM_LIMIT),)
   export MATMUL_SMEM_LIMIT := $(SMEM_LIMIT)
 endif
 
+# PROVE_FLAGS=-j4 runs the test files side by side (CI does; on a GPU they would share it).
+PROVE_FLAGS ?=
 test: all obj/harness_test $(TEST_HELPERS)
-	prove tests/
+	prove $(PROVE_FLAGS) tests/
 
 # The classroom comparison: every step, cuBLAS and CUTLASS at SIZES, the table,
 # results/<device>.csv. Without CUTLASS's headers its rows are left out, saying so.
