@@ -327,8 +327,8 @@ pitch-profile: all
 	    ncu --clock-control none --kernel-name regex:matmult_kernel --launch-skip 1 --launch-count 1 \
 	        --metrics $(PITCH_METRICS) ./$$p -n $$n --reps 1 --check none 2>&1 | grep -E "^    [a-z]"; done; done
 
-# Every step at two sizes, and the steps with several configurations (10-12) in each of
-# them at n = 300, on both input distributions.
+# Every step at two sizes, the steps with several configurations (10-12) in each of them at
+# n = 300 on both input distributions, and step 12 on inputs with NaN and Inf (its safe split).
 SANITIZE_SIZES ?= 17 100
 CONFIG_STEPS := step10_pipelined/step10 step11_tf32/step11 step12_3xtf32/step12
 configs_of = $(shell ./$(1) --config '?' 2>&1 | sed -n 's/.*expected one of \(.*\) (try --help)/\1/p' | tr -d ',')
@@ -341,6 +341,10 @@ sanitize: all
 	    for d in uniform wide; do echo "== $$tool $(p) --config $$c -n 300 --dist $$d"; \
 	    compute-sanitizer --tool $$tool --error-exitcode 9 ./$(p) --config $$c -n 300 --dist $$d --reps 1 --csv; \
 	done; done; done;) \
+	python3 scripts/special_inputs.py obj/sanitize_special; \
+	for tool in memcheck racecheck; do echo "== $$tool step12 --load obj/sanitize_special (NaN, Inf: the safe split)"; \
+	    compute-sanitizer --tool $$tool --error-exitcode 9 ./step12_3xtf32/step12 --load obj/sanitize_special --reps 1 --csv; \
+	done; \
 	for tool in memcheck racecheck; do echo "== $$tool transpose --rows 100 --cols 77"; \
 	    compute-sanitizer --tool $$tool --error-exitcode 9 ./transpose/transpose --rows 100 --cols 77 \
 	        --iters 1 --variant naive,shared,shared_padded,tiled32x8,copy,copy_kernel --csv; done; \

@@ -91,6 +91,10 @@ for my $case (@bad) {
     ($code, $out, $err) = run($exe, '--load', 'obj/cpu_npy', '-n', 10);
     ok($code == 2 && $err =~ /-n 10, but 'obj\/cpu_npy' holds 9 x 9 matrices/, "cpu_gemm --load with another -n: exit 2, one line")
         or diag("exit $code: $err");
+    ($code, $out, $err) = run('python3', 'scripts/special_inputs.py', 'obj/cpu_special', 40);
+    ($code, $out, $err) = $code ? ($code, $out, $err) : run($exe, '--load', 'obj/cpu_special', '--variant', 'baseline', '--csv');
+    ok($code == 0 && $out =~ /^baseline,40,.*,pass$/m, "cpu_gemm --load of scripts/special_inputs.py's NaN and Inf: "
+       . "NaN and Inf where IEEE arithmetic puts them") or diag("exit $code: $out$err");
     ($code, $out, $err) = run($exe, '--load', 'obj/no_such_dir');
     ok($code == 2 && scalar(split /\n/, $err) == 1 && $err =~ /cannot load 'obj\/no_such_dir\/a.npy'/,
        "cpu_gemm --load of a missing folder: exit 2, one line") or diag("exit $code: $err");
