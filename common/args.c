@@ -83,6 +83,15 @@ uint64_t parse_seed(const char *program, const char *text)
     return (uint64_t)v;
 }
 
+enum input_dist parse_dist(const char *program, const char *text)
+{
+    if (strcmp(text, "uniform") == 0)
+        return DIST_UNIFORM;
+    if (strcmp(text, "wide") == 0)
+        return DIST_WIDE;
+    usage_error(program, "bad --dist '%s': expected uniform or wide", text);
+}
+
 static void print_usage(const char *program, const char *lesson)
 {
     printf("Usage: %s [options]\n"
@@ -207,12 +216,7 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
             opt->gpu_check = 1;
             break;
         case OPT_DIST:
-            if (strcmp(optarg, "uniform") == 0)
-                opt->dist = DIST_UNIFORM;
-            else if (strcmp(optarg, "wide") == 0)
-                opt->dist = DIST_WIDE;
-            else
-                usage_error(program, "bad --dist '%s': expected uniform or wide", optarg);
+            opt->dist = parse_dist(program, optarg);
             dist_given = 1;
             break;
         case OPT_LOAD:

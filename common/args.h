@@ -56,6 +56,8 @@ double host_memory_bytes(void);
 /* --check MODE and --seed S, shared by the programs that take them; exit 2 on bad values. */
 enum check_mode parse_check_mode(const char *program, const char *text);
 uint64_t parse_seed(const char *program, const char *text);
+/* --dist uniform|wide; exit 2 on anything else. */
+enum input_dist parse_dist(const char *program, const char *text);
 
 /* One line on stderr, "program: message", then exit 2. */
 void usage_error(const char *program, const char *fmt, ...)

@@ -187,12 +187,7 @@ static void parse(int argc, char **argv, struct cpu_options *o, int *features)
             *features = 1;
             break;
         case OPT_DIST:
-            if (strcmp(optarg, "uniform") == 0)
-                o->dist = DIST_UNIFORM;
-            else if (strcmp(optarg, "wide") == 0)
-                o->dist = DIST_WIDE;
-            else
-                usage_error(PROGRAM, "bad --dist '%s': expected uniform or wide", optarg);
+            o->dist = parse_dist(PROGRAM, optarg);
             dist_given = 1;
             break;
         case OPT_LOAD:

@@ -2,7 +2,7 @@
  * TF32 and loses 13 of FP32's 24 mantissa bits. Here each value x of a fragment is split
  * into big = tf32(x) (rounded to nearest) and small = tf32(x - big), the 11 bits big
  * missed, and three products are summed: a b ~= as bb + ab bs + ab bb. The fourth, as bs,
- * is about 2^-22 of a b, below FP32's own rounding of the sum, and is dropped. The small
+ * is at most 2^-22 of a b and typically 2^-24, the size of FP32's own rounding: dropped. The small
  * products go first, into the same FP32 accumulators, so that the big product does not
  * swamp them within the mma (CUTLASS's order). Three mma instead of one per piece: the
  * tensor cores do 3x the work, and the result is judged as the fp32 class.
