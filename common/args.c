@@ -85,11 +85,10 @@ uint64_t parse_seed(const char *program, const char *text)
 
 enum input_dist parse_dist(const char *program, const char *text)
 {
-    if (strcmp(text, "uniform") == 0)
-        return DIST_UNIFORM;
-    if (strcmp(text, "wide") == 0)
-        return DIST_WIDE;
-    usage_error(program, "bad --dist '%s': expected uniform or wide", text);
+    for (int d = 0; d < DIST_COUNT; d++)
+        if (strcmp(text, dist_name((enum input_dist)d)) == 0)
+            return (enum input_dist)d;
+    usage_error(program, "bad --dist '%s': expected uniform, wide, subnormal, tiny, rowscale, mixed or huge", text);
 }
 
 static void print_usage(const char *program, const char *lesson)
@@ -111,7 +110,9 @@ static void print_usage(const char *program, const char *lesson)
            "  --csv-header        print the CSV header line first (implies --csv)\n"
            "  --breakdown         split the end-to-end time into its phases\n"
            "  --dist D            the inputs: uniform (the article's: [0, 1), the default) or wide\n"
-           "                      (+-m * 2^e, m in [1, 2), e in -8..8: signed, sums cancel)\n"
+           "                      (+-m * 2^e, m in [1, 2), e in -8..8: signed, sums cancel); the\n"
+           "                      ends of FP32's range: subnormal, tiny, rowscale, mixed, huge\n"
+           "                      (common/matrix.h says what each holds)\n"
            "  --load DIR          multiply DIR/a.npy by DIR/b.npy (float32, n x n, C order, as\n"
            "                      --save and NumPy's np.save write them) instead; n is theirs\n"
            "  --save DIR          write a.npy, b.npy and c.npy (float32, n x n) into DIR\n"

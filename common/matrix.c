@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L /* strerror, ftell */
 #include "matrix.h"
+#include "exit_codes.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -52,9 +53,75 @@ void matgen_wide(float *a, size_t lda, int rows, int cols, uint64_t *state)
     }
 }
 
+/* U[0, 1) times 2^e, or (1 + U) 2^e, each value rounded once to float (ldexp is exact in
+ * double), with a random sign when signed. */
+static float scaled_uniform(uint64_t *state, double one, int e, int signed_)
+{
+    const uint32_t bits = rand31(state);
+    const float value = (float)ldexp(one + rand31(state) / RAND31_RANGE, e);
+    return signed_ && (bits >> 30) & 1 ? -value : value;
+}
+
+void matgen_dist(enum input_dist dist, char which, float *a, size_t lda, int rows, int cols, uint64_t *state)
+{
+    if (dist == DIST_UNIFORM) {
+        matgen_rect(a, lda, rows, cols, state);
+        return;
+    }
+    if (dist == DIST_WIDE || (dist == DIST_TINY && which == 'B')) {
+        matgen_wide(a, lda, rows, cols, state);
+        return;
+    }
+    int *col_scale = calloc(cols > 0 ? (size_t)cols : 1, sizeof *col_scale); /* rowscale's, of B's columns */
+    if (!col_scale) {
+        fprintf(stderr, "cannot allocate host memory for %d column scales\n", cols);
+        exit(EXIT_USAGE); /* like a matrix too large for this machine */
+    }
+    for (int j = 0; j < cols; j++)
+        col_scale[j] = dist == DIST_ROWSCALE && which == 'B' ? 60 + (int)(rand31(state) % 41) : 0;
+    for (int i = 0; i < rows; i++) {
+        const int row_scale = dist == DIST_ROWSCALE && which == 'A' ? -140 + (int)(rand31(state) % 61) : 0;
+        for (int j = 0; j < cols; j++) {
+            float *x = &a[(size_t)i * lda + j];
+            switch (dist) {
+            case DIST_SUBNORMAL: *x = scaled_uniform(state, 0.0, which == 'A' ? -130 : 20, 0); break;
+            case DIST_TINY: *x = scaled_uniform(state, 1.0, -126, 0); break;
+            case DIST_ROWSCALE: {
+                float w;
+                matgen_wide(&w, 1, 1, 1, state);
+                *x = (float)ldexp(w, row_scale + col_scale[j]); /* w has 24 bits: exact unless subnormal */
+                break;
+            }
+            case DIST_MIXED:
+                *x = scaled_uniform(state, 1.0, (which == 'A' ? -60 : -20) + (int)(rand31(state) % 81), 1);
+                break;
+            default: /* DIST_HUGE */
+                *x = scaled_uniform(state, 1.0, which == 'A' ? 126 + (int)(rand31(state) % 2) : -70 + (int)(rand31(state) % 11), 1);
+                break;
+            }
+        }
+    }
+    free(col_scale);
+}
+
+static const char *const dist_names[DIST_COUNT][2] = {
+    {"uniform", "[0, 1)"},
+    {"wide", "+-m * 2^e, e in -8..8"},
+    {"subnormal", "A = U[0, 1) 2^-130, subnormal; B = U[0, 1) 2^20"},
+    {"tiny", "A = (1 + U) 2^-126, the lowest normal binade; B wide"},
+    {"rowscale", "wide, rows of A times 2^-140..2^-80, columns of B times 2^60..2^100"},
+    {"mixed", "+-m * 2^e per element, e in -60..20 (A), -20..60 (B)"},
+    {"huge", "A = +-(1 + U) 2^126..2^127, near FLT_MAX; B = +-(1 + U) 2^-70..2^-60"},
+};
+
 const char *dist_name(enum input_dist dist)
 {
-    return dist == DIST_WIDE ? "wide" : "uniform";
+    return dist_names[dist][0];
+}
+
+const char *dist_description(enum input_dist dist)
+{
+    return dist_names[dist][1];
 }
 
 void poison_mat(float *c, size_t count)

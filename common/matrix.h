@@ -27,10 +27,21 @@ void matgen_rect(float *a, size_t lda, int rows, int cols, uint64_t *state);
  * every sum grows and nothing cancels), or wide: +-m * 2^e with m in [1, 2) and e
  * uniform in [-8, 8], signed values over 17 binades whose sums cancel as in real
  * workloads, where relative errors say little and the componentwise error says how
- * good a result is. */
-enum input_dist { DIST_UNIFORM, DIST_WIDE };
+ * good a result is. The others take FP32 to the ends of its range, each with a C that is
+ * still normal (an FP32 GEMM can be accurate there):
+ *   subnormal  A = U[0, 1) 2^-130 (FP32 subnormals), B = U[0, 1) 2^20;
+ *   tiny       A = (1 + U) 2^-126, the lowest normal binade, B wide;
+ *   rowscale   wide values, row i of A times 2^e(i), e in [-140, -80] (subnormal rows
+ *              among them), column j of B times 2^f(j), f in [60, 100];
+ *   mixed      +-m 2^e, e drawn per element: in [-60, 20] for A, [-20, 60] for B, so one
+ *              row holds 80 binades;
+ *   huge       A = +-(1 + U) 2^126 or 2^127, near FLT_MAX, B = +-(1 + U) 2^e, e in [-70, -60]. */
+enum input_dist { DIST_UNIFORM, DIST_WIDE, DIST_SUBNORMAL, DIST_TINY, DIST_ROWSCALE, DIST_MIXED, DIST_HUGE, DIST_COUNT };
 void matgen_wide(float *a, size_t lda, int rows, int cols, uint64_t *state);
+/* Fill A (which = 'A') or B (which = 'B') with the distribution's values. */
+void matgen_dist(enum input_dist dist, char which, float *a, size_t lda, int rows, int cols, uint64_t *state);
 const char *dist_name(enum input_dist dist);
+const char *dist_description(enum input_dist dist); /* "+-m * 2^e, e in -8..8" */
 
 void poison_mat(float *c, size_t count);
 int is_poison(float x);

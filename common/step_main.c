@@ -217,9 +217,8 @@ int main(int argc, char **argv)
         a = host_matrix(program, n);
         b = host_matrix(program, n);
         uint64_t state = opt.seed;
-        void (*gen)(float *, size_t, int, int, uint64_t *) = opt.dist == DIST_WIDE ? matgen_wide : matgen_rect;
-        gen(a, n, n, n, &state);
-        gen(b, n, n, n, &state);
+        matgen_dist(opt.dist, 'A', a, n, n, n, &state);
+        matgen_dist(opt.dist, 'B', b, n, n, n, &state);
     }
     /* NaN or Inf among the inputs, or values large enough for a sum to overflow: C holds NaN
      * and Inf where an FP32 GEMM would, which only the reference of a row can tell, so every
@@ -288,8 +287,8 @@ int main(int argc, char **argv)
                    sizeof(float) * (size_t)(e2e.padded_n ? e2e.padded_n : n), e2e.pitch_bytes);
         if (e2e.padded_n)
             printf("Padded allocation: %d x %d zero-filled for n = %d\n", e2e.padded_n, e2e.padded_n, n);
-        printf("Inputs: %s%s%s\n", opt.load_dir ? "loaded from " : dist_name(opt.dist),
-               opt.load_dir ? opt.load_dir : opt.dist == DIST_WIDE ? " (+-m * 2^e, e in -8..8)" : " ([0, 1))",
+        printf("Inputs: %s%s%s%s%s\n", opt.load_dir ? "loaded from " : dist_name(opt.dist),
+               opt.load_dir ? opt.load_dir : " (", opt.load_dir ? "" : dist_description(opt.dist), opt.load_dir ? "" : ")",
                !finite_inputs ? ", with NaN or Inf: every row is compared"
                : may_overflow ? ", large enough to overflow: every row is compared" : "");
         if (opt.check == CHECK_NONE)

@@ -27,6 +27,18 @@ __device__ static inline uint32_t to_tf32(float x)
     return r;
 }
 
+/* to_tf32 as the bits of a float equal to the TF32 value, its low 13 bits zero, for FP32
+ * arithmetic on it (3xTF32's x - big). cvt.rn (sm_90 and later) writes them as zeros;
+ * after cvt.rna they are masked. */
+__device__ static inline uint32_t to_tf32_exact(float x)
+{
+#if __CUDA_ARCH__ >= 900
+    return to_tf32(x);
+#else
+    return to_tf32(x) & 0xffffe000u;
+#endif
+}
+
 /* d += a b for one 16 x 8 x 8 piece: a is 16 x 8 (4 registers per lane), b 8 x 8 (2), d
  * 16 x 8 (4). Lane l holds, with g = l / 4 and t = l % 4:
  *   a: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4)     b: (t, g), (t + 4, g)

@@ -65,7 +65,8 @@ static void usage(void)
            "                  %.0f s are timed once, repeats stop after %.0f s)\n"
            "  --seed S        input seed (default 0)\n"
            "  --dist D        the inputs: uniform (the article's, [0, 1), the default) or wide\n"
-           "                  (+-m * 2^e, m in [1, 2), e in -8..8: signed, sums cancel)\n"
+           "                  (+-m * 2^e, m in [1, 2), e in -8..8: signed, sums cancel); the ends of\n"
+           "                  FP32's range: subnormal, tiny, rowscale, mixed, huge (common/matrix.h)\n"
            "  --load DIR      multiply DIR/a.npy by DIR/b.npy (float32, n x n, C order, as NumPy's\n"
            "                  np.save writes them) instead; n is theirs\n"
            "  --check MODE    full, sample or none (default: full up to n = %d)\n"
@@ -369,9 +370,8 @@ int main(int argc, char **argv)
             memcpy(b, loaded_b, sizeof *b * count);
         } else {
             uint64_t state = o.seed;
-            void (*gen)(float *, size_t, int, int, uint64_t *) = o.dist == DIST_WIDE ? matgen_wide : matgen_rect;
-            gen(a, n, n, n, &state);
-            gen(b, n, n, n, &state);
+            matgen_dist(o.dist, 'A', a, n, n, n, &state);
+            matgen_dist(o.dist, 'B', b, n, n, n, &state);
         }
         /* NaN or Inf among the inputs, or sums that may overflow: NaN and Inf are expected in C
          * where FP32 puts them, which only the reference of a row tells: every row is compared. */

@@ -7,7 +7,8 @@ Each run's errors come with its inputs' distribution: the article's uniform [0, 
 signed, wide-ranged inputs (--dist wide), on which TF32 shows its 10-bit mantissa.
 
 Usage: scripts/compare.py [--sizes "1000 4096"] [--reps R] [--programs "step01 ... cublas"]
-                          [--dists "uniform wide"]
+                          [--dists "uniform wide"]  (or the range families: subnormal tiny
+                          rowscale mixed huge)
 """
 import argparse
 import datetime
@@ -47,9 +48,9 @@ def parse_args(argv):
     if unknown:
         p.error(f"unknown program '{unknown[0]}' (known: {' '.join(ladder.LADDER)})")
     a.dists = a.dists.split()
-    bad = [d for d in a.dists if d not in ladder.DISTS]
+    bad = [d for d in a.dists if d not in ladder.DISTS + ladder.RANGE_DISTS]
     if bad or not a.dists:
-        p.error(f"bad --dists: expected some of {' '.join(ladder.DISTS)}")
+        p.error(f"bad --dists: expected some of {' '.join(ladder.DISTS + ladder.RANGE_DISTS)}")
     return a
 
 

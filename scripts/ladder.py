@@ -43,6 +43,9 @@ RESULT_COLUMNS = ["date", "command"] + PROGRAM_COLUMNS
 KEY = ("program", "n", "device", "dist")
 KEY_DEFAULTS = {"dist": "uniform"}  # rows recorded before the column existed
 DISTS = ("uniform", "wide")
+# The ends of FP32's range (common/matrix.h): the range part of make reproduce runs the
+# FP32-class programs on them; the charts keep to DISTS.
+RANGE_DISTS = ("subnormal", "tiny", "rowscale", "mixed", "huge")
 
 
 def program_path(program):

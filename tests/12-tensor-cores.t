@@ -84,6 +84,41 @@ for my $dist ('uniform', 'wide') {
     }
 }
 
+# The whole FP32 range (common/matrix.h's families: subnormal A, the lowest normal binade,
+# rows and columns scaled from 2^-140 to 2^100, 80 binades within a row, values near
+# FLT_MAX), and small k (n = 1 ... 33, where the fourth product is kept), each judged by the
+# fp32 bound. Beside cuBLAS SGEMM: at n = 1000 step 12's componentwise error is at most
+# SGEMM's; on mixed inputs, where a few products dominate each sum as in a short one, at
+# most twice SGEMM's. Below that, where SGEMM's few roundings are fewer than the split's,
+# the ratio is reported (the README's table has it). CUTLASS's 3xTF32 is reported, not judged.
+my %range_sizes = map { $_ => [1, 2, 3, 8, 17, 32, 33, 100, 1000] } qw(subnormal tiny rowscale mixed huge);
+$range_sizes{$_} = [1 .. 33] for qw(uniform wide);
+for my $dist (qw(subnormal tiny rowscale mixed huge uniform wide)) {
+    my @report;
+    for my $n (@{ $range_sizes{$dist} }) {
+        my ($code, $err, %s) = csv_run(['step12_3xtf32/step12'], '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'full');
+        ok($code == 0 && ($s{precision} // '') eq 'fp32' && is_number($s{max_comp_err}) && $s{max_comp_err} <= $s{tolerance},
+           "step12 -n $n --dist $dist: componentwise error " . ($s{max_comp_err} // '?') . " within the fp32 bound "
+           . ($s{tolerance} // '?')) or diag("exit $code: $err");
+        next if $dist eq 'uniform' || $dist eq 'wide'; # compared with cuBLAS at n = 1000 above
+        my (undef, undef, %c) = csv_run(['cublas/cublas'], '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'full');
+        my $ratio = is_number($s{max_comp_err}) && is_number($c{max_comp_err}) && $c{max_comp_err} > 0
+                  ? $s{max_comp_err} / $c{max_comp_err} : undef;
+        push @report, sprintf("n=%d %.2g", $n, $ratio // -1);
+        if ($n >= 1000) {
+            my $factor = $dist eq 'mixed' ? 2 : 1;
+            ok(defined $ratio && $ratio <= $factor, "step12 -n $n --dist $dist: componentwise error $s{max_comp_err} <= "
+               . ($factor == 1 ? '' : "$factor x ") . "cuBLAS SGEMM's " . ($c{max_comp_err} // '?'));
+        }
+        if ($cutlass_runs) {
+            my ($cc, undef, %k) = csv_run($cutlass[1], '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'full');
+            diag("cutlass 3xtf32 -n $n --dist $dist: exit $cc, componentwise error " . ($k{max_comp_err} // '?')
+                 . " (bound " . ($k{tolerance} // '?') . ")");
+        }
+    }
+    diag("step12 / cuBLAS SGEMM componentwise error on $dist: @report") if @report;
+}
+
 # Crafted inputs, through --load and --save.
 my $dir = "obj/tensor_test_$$";
 system('rm', '-rf', $dir);
