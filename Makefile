@@ -65,7 +65,7 @@ COMMON_SRC := common/step_main.c common/args.c common/matrix.c common/timing.c c
 COMMON_OBJ := $(patsubst common/%.c,obj/common/%.o,$(COMMON_SRC))
 HEADERS := $(wildcard common/*.h)
 
-.PHONY: all build help test clean regs sanitize profile profile-launch pitch-profile compare tile-programs tile-sweep plots plots-env cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep gpu-info all-archs reproduce $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
+.PHONY: all build help test clean regs sanitize profile profile-launch pitch-profile compare tile-programs versions tile-sweep plots plots-env cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep gpu-info all-archs reproduce $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
 .DEFAULT_GOAL := all
 
 all build: $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose obj/gpu_info
@@ -85,13 +85,16 @@ help:
 	@echo "make config-sweep    the configurations (tile shape, stages) of steps 10-12 and CUTLASS, n = 1000 ... 8192"
 	@echo "make cutlass         fetch CUTLASS's headers (once), build and run its TF32 and 3xTF32 kernels"
 	@echo "make tile-sweep      step 05's tile size 4..32 against the naive kernel, n = 512..8192"
+	@echo "make versions        build the development versions of steps 11 and 12 (obj/versions/; measured"
+	@echo "                     by make reproduce ONLY=versions)"
 	@echo "make warptile-sweep  steps 09 and 10: the tile shapes tried, at n = 1000 and 4096"
-	@echo "make plots           the charts in plots/ and the README tables, from results/"
+	@echo "make plots           the charts in plots/ and the README tables, from results/; the tensor-core"
+	@echo "                     pictures (plots/tc_*.png), from the kernels' index rules"
 	@echo "make cpu             the CPU chapter: every variant, 1 thread then all cores, vs OpenBLAS"
 	@echo "make cpu-sweep       the lab's block-size sweep (8 .. 1024) at n = 1024 and 2048"
 	@echo "make transpose       the transpose chapter: every variant at 2048 x 1536 and 8192 x 8192"
 	@echo "make transpose-profile  ncu: bank conflicts and store sectors per transpose variant"
-	@echo "make profile STEP=05 ncu metrics of that step's kernel at n = 1000 (NCU_N=..., STEP=cublas,"
+	@echo "make profile STEP=05 ncu metrics of that step's kernel at n = 1000 (NCU_N=..., STEP=cublas or cutlass,"
 	@echo "                     PROFILE_ARGS='--math tf32')"
 	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
 	@echo "make regs            registers, shared memory and spills per kernel (-Xptxas -v)"
@@ -130,6 +133,22 @@ obj/tile/step05_tile%: step05_tiled/step05.cu $(COMMON_OBJ) $(HEADERS) $(ARCH_ST
 	$(NVCC) $(NVCCFLAGS) -DBLOCK_SIZE=$* -o $@ $< $(COMMON_OBJ) $(LDLIBS)
 obj/tile/step02_threads%: step02_kahan/step02.cu $(COMMON_OBJ) $(HEADERS) $(ARCH_STAMP) | obj/tile
 	$(NVCC) $(NVCCFLAGS) '-DNUM_THREADS=($**$*)' -o $@ $< $(COMMON_OBJ) $(LDLIBS)
+
+# The tensor chapter's development versions (steps 11 and 12 as they were before they became
+# the steps, each a whole program: diff shows one change at a time), built as the steps are,
+# into obj/versions/; scripts/versions.py measures them beside the steps. Not part of all:
+# CI builds all for each architecture in turn, and these would add about a minute and a half.
+VERSION_DIRS := step11_tf32/versions step12_3xtf32/versions
+VERSION_NAMES := $(basename $(notdir $(wildcard $(addsuffix /*.cu,$(VERSION_DIRS)))))
+VERSION_PROGRAMS := $(addprefix obj/versions/,$(VERSION_NAMES))
+# $(1): a versions folder, $(2): where its programs go, $(3): nvcc's flags, $(4): their stamp.
+define version_rule
+$(2)/%: $(1)/%.cu $$(COMMON_OBJ) $$(HEADERS) $(4)
+	@mkdir -p $$(@D)
+	$$(NVCC) $(3) -o $$@ $$< $$(COMMON_OBJ) $$(LDLIBS)
+endef
+$(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/versions,$$(NVCCFLAGS),$$(ARCH_STAMP))))
+versions: $(VERSION_PROGRAMS)
 
 # The CPU chapter: gcc only. OpenBLAS where pkg-config finds it, or OPENBLAS_DIR=<a folder
 # holding Debian's OpenBLAS packages unpacked with dpkg -x>; OPENBLAS=0 builds without it
@@ -186,8 +205,18 @@ all-archs:
 	@echo "== make all (the default build)"; $(MAKE) --no-print-directory all > obj/all-archs-default.log 2>&1 || \
 	    { tail -n 30 obj/all-archs-default.log; exit 1; }
 
-obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/args.o obj/common/timing.o
-	$(NVCC) -o $@ $^
+obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/args.o obj/common/matrix.o obj/common/timing.o
+	$(NVCC) -o $@ $^ $(LDLIBS)
+
+# The development versions for one architecture, the GPU's or else sm_90, so that make test
+# proves they compile (tests/10-build.t) and, on a GPU, that they are right (tests/14-versions.t).
+TEST_VERSIONS_ARCH := sm_$(or $(GPU_CC),90)
+TEST_VERSIONS := $(addprefix obj/test/versions/,$(VERSION_NAMES))
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+  $(call stamp,test-versions-arch,$(TEST_VERSIONS_ARCH))
+endif
+$(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/test/versions,\
+    $$(subst $$(ARCH_FLAGS),-arch=$$(TEST_VERSIONS_ARCH),$$(NVCCFLAGS)),obj/test-versions-arch.stamp)))
 
 # What the tests build to force each failure a program must tell apart from "no GPU"
 # (tests/09-exit-codes.t): two stand-in driver libraries (too old; failing), step 01
@@ -195,7 +224,7 @@ obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/args.o obj/commo
 # capability 9.9 (lacks a feature).
 FOREIGN_ARCH := $(if $(filter 75,$(GPU_CC)),80,75)
 TEST_HELPERS := obj/fake_driver/old/libcuda.so.1 obj/fake_driver/failing/libcuda.so.1 \
-                obj/test/step01_foreign_arch obj/test/step01_needs_cc99
+                obj/test/step01_foreign_arch obj/test/step01_needs_cc99 $(TEST_VERSIONS)
 obj/fake_driver/old/libcuda.so.1: tests/fake_libcuda.c
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -shared -fPIC -DFAKE_DRIVER_VERSION=10020 -o $@ $<
@@ -281,14 +310,16 @@ config-sweep: all
 
 # Everything the READMEs show, measured again here (scripts/reproduce.py): ONLY="parts"
 # runs some of it, SKIP="parts" leaves some out; the plan and its time come first.
-reproduce: all tile-programs obj/harness_test $(TEST_HELPERS)
+reproduce: all tile-programs versions obj/harness_test $(TEST_HELPERS)
 	python3 scripts/reproduce.py $(if $(ONLY),--only "$(ONLY)") $(if $(SKIP),--skip "$(SKIP)")
 
-# Charts into plots/ and the README tables, from results/. matplotlib where python3 can
+# Charts into plots/ and the README tables, from results/, and the tensor-core chapter's
+# pictures (computed from the kernels' rules, no results). matplotlib where python3 can
 # import it, else a local virtual environment made once from plots/requirements.txt.
 PLOT_PYTHON = $(shell python3 -c 'import matplotlib' 2>/dev/null && echo python3 || echo .venv/bin/python)
 plots: plots-env
 	$(PLOT_PYTHON) plots/charts.py
+	$(PLOT_PYTHON) plots/tensor_pictures.py
 	python3 scripts/readme_tables.py
 plots-env:
 	@python3 -c 'import matplotlib' 2>/dev/null || $(MAKE) --no-print-directory .venv/installed
@@ -305,12 +336,13 @@ NCU_SECTIONS ?= # e.g. NCU_SECTIONS="--section WarpStateStats" adds ncu's stall 
 PROFILE_ARGS ?= # more options for the program, e.g. PROFILE_ARGS="--math tf32" with STEP=cublas
 # The set: time; bytes from DRAM, through L2, and asked of L1 by global loads; how
 # busy the SM, its L1/shared unit and its FMA pipe are; instructions and issue-slot
-# use; shared-memory wavefronts and bank conflicts; achieved occupancy.
-NCU_METRICS := gpu__time_duration.sum,dram__bytes_read.sum,lts__t_bytes.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+# use; shared-memory wavefronts and bank conflicts; achieved occupancy; the tensor pipe's
+# busy cycles and its share of the instructions (steps 11-12, cuBLAS TF32, CUTLASS).
+NCU_METRICS := gpu__time_duration.sum,dram__bytes_read.sum,lts__t_bytes.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active
 profile: all
-	ncu --clock-control none --kernel-name regex:$(if $(filter cublas,$(STEP)),gemm,matmult_kernel) \
+	ncu --clock-control none --kernel-name regex:$(if $(filter cublas,$(STEP)),gemm,$(if $(filter cutlass,$(STEP)),Kernel,matmult_kernel)) \
 	    --launch-skip 1 --launch-count 1 --metrics $(NCU_METRICS) $(NCU_SECTIONS) \
-	    $(if $(filter cublas,$(STEP)),./cublas/cublas,./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) \
+	    $(if $(filter cublas cutlass,$(STEP)),./$(STEP)/$(STEP),./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) \
 	    -n $(NCU_N) --reps 1 $(PROFILE_ARGS)
 
 # The launch configuration cuBLAS chose (grid, block, registers, shared memory).
@@ -328,7 +360,8 @@ pitch-profile: all
 	        --metrics $(PITCH_METRICS) ./$$p -n $$n --reps 1 --check none 2>&1 | grep -E "^    [a-z]"; done; done
 
 # Every step at two sizes, the steps with several configurations (10-12) in each of them at
-# n = 300 on both input distributions, and step 12 on inputs with NaN and Inf (its safe split).
+# n = 300 on both input distributions, and step 12 on inputs with NaN and Inf (its safe split)
+# and on inputs at the ends of FP32's range (its scaled path).
 SANITIZE_SIZES ?= 17 100
 CONFIG_STEPS := step10_pipelined/step10 step11_tf32/step11 step12_3xtf32/step12
 configs_of = $(shell ./$(1) --config '?' 2>&1 | sed -n 's/.*expected one of \(.*\) (try --help)/\1/p' | tr -d ',')
@@ -345,6 +378,10 @@ sanitize: all
 	for tool in memcheck racecheck; do echo "== $$tool step12 --load obj/sanitize_special (NaN, Inf: the safe split)"; \
 	    compute-sanitizer --tool $$tool --error-exitcode 9 ./step12_3xtf32/step12 --load obj/sanitize_special --reps 1 --csv; \
 	done; \
+	for tool in memcheck racecheck; do for d in subnormal huge; do \
+	    echo "== $$tool step12 -n 300 --dist $$d (scaled rows and columns)"; \
+	    compute-sanitizer --tool $$tool --error-exitcode 9 ./step12_3xtf32/step12 -n 300 --dist $$d --reps 1 --csv; \
+	done; done; \
 	for tool in memcheck racecheck; do echo "== $$tool transpose --rows 100 --cols 77"; \
 	    compute-sanitizer --tool $$tool --error-exitcode 9 ./transpose/transpose --rows 100 --cols 77 \
 	        --iters 1 --variant naive,shared,shared_padded,tiled32x8,copy,copy_kernel --csv; done; \

@@ -107,8 +107,8 @@ class Results:
             "peak": peak,
             "capped": lambda kb, p, n, column="gflops": float(self.find(
                 f"{self.slug}-capped-to-{kb}-kb.csv", "a capped run", program=p, n=n)[column]),
-            "config": lambda name, n, column="gflops": float(self.find(
-                f"{self.slug}-config-sweep.csv", "a configuration", config=name, n=n)[column]),
+            "config": lambda name, n, column="gflops", program="step10": float(self.find(
+                f"{self.slug}-config-sweep.csv", "a configuration", program=program, config=name, n=n)[column]),
             "tile": lambda kernel, t, n, column="kernel_ms": float(self.find(
                 f"{self.slug}-tile-sweep.csv", "the tile sweep", kernel=kernel, tile=t, n=n)[column]),
             "warptile": lambda program, cfg, n, column="gflops": float(self.find(

@@ -15,6 +15,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
 import prose  # noqa: E402
+import versions  # noqa: E402
 
 ARTICLE = "article_8800gt.csv"
 ARTICLE_STEPS = ["step01", "step02", "step03", "step04", "step05", "step06"]
@@ -23,7 +24,7 @@ STEP_SIZES = {"step04": (1000, 1001, 4001, 4096)}  # the pitch experiment's size
 STEP_SIZES.update({s: (1000, 4096, 8192) for s in ("step07", "step08", "step09", "step10")})
 
 
-NOT_LADDER = r"-(cpu|transpose|tile-sweep|warptile-sweep|config-sweep|reproduce|cublas-unpitched)\.csv$"
+NOT_LADDER = r"-(cpu|transpose|tile-sweep|warptile-sweep|config-sweep|versions|reproduce|cublas-unpitched)\.csv$"
 
 
 def ladder_files(results_dir):
@@ -190,6 +191,86 @@ def tensor_table(results_dir):
                 "[results/](../results/nvidia-h100-80gb-hbm3-tensor-dev-runs.txt)).")
     return table(["device", "program", "n", "inputs", "TFLOPS", "x cuBLAS SGEMM (same run)", "max rel. error",
                   "avg rel. error", "componentwise error", "class, verdict"], rows, text_columns=4)
+
+
+RANGE_PROGRAMS = ["step12", "cublas", "cutlass_3xtf32"]
+
+
+def range_table(results_dir):
+    """FP32's whole range (make reproduce ONLY=range): per device, input family and n, the
+    componentwise error of step 12, cuBLAS SGEMM and CUTLASS's 3xTF32, each with its verdict
+    against the fp32 bound, and step 12's error over SGEMM's."""
+    rows = []
+    for dist in ladder.RANGE_DISTS:
+        for device, res in device_results(results_dir, dist=dist).items():
+            for n in sorted({k[1] for k in res}):
+                got = {p: res.get((p, n)) for p in RANGE_PROGRAMS}
+                if not got["step12"]:
+                    continue
+                ratio = (f(float(got["step12"]["max_comp_err"]) / float(got["cublas"]["max_comp_err"]), 2)
+                         if got["cublas"] and float(got["cublas"]["max_comp_err"]) > 0 else "")
+                rows.append([device, dist, str(n)] + [f"{e(r['max_comp_err'])} {r['status']}" if r else "not run"
+                                                      for r in got.values()] + [ratio, e(got["step12"]["tolerance"])])
+    if not rows:
+        return "No rows on the ends of FP32's range are recorded yet: `make reproduce ONLY=range` on a GPU measures them."
+    return table(["device", "inputs", "n", "step 12", "cuBLAS SGEMM", "CUTLASS 3xTF32", "step 12 / SGEMM",
+                  "fp32 bound"], rows, text_columns=3)
+
+
+HEADLINE = ["step10", "step11", "step12", "cublas", "cublas_tf32", "cutlass_tf32", "cutlass_3xtf32"]
+
+
+def tensor_headline(results_dir, n=4096):
+    """The top README's opening of the tensor-core chapter: n = 4096, uniform inputs, TFLOPS,
+    against cuBLAS SGEMM in the same run, and the mean relative error."""
+    rows = []
+    for device, res in device_results(results_dir).items():
+        blas = res.get(("cublas", n))
+        for p in HEADLINE:
+            r = res.get((p, n))
+            if r:
+                rows.append([device, link(p), f(float(r["gflops"]) / 1e3, 1),
+                             f(float(r["gflops"]) / float(blas["gflops"]), 2) + "x" if blas else "",
+                             e(r["avg_rel_err"]), r.get("precision") or "fp32"])
+    if not rows:
+        return "No rows recorded yet: `make reproduce ONLY=tensor` on a GPU measures them."
+    return table(["device", f"program (n = {n})", "TFLOPS", "x cuBLAS SGEMM", "avg rel. error", "class"], rows,
+                 text_columns=2)
+
+
+def versions_table(results_dir):
+    """The tensor chapter's development versions and the steps they became (scripts/versions.py),
+    per device: TFLOPS and mean relative error at each size measured, and the verdict of the
+    version's precision class, a FAIL included."""
+    parts = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-versions.csv"))):
+        rows = ladder.read_results(path)
+        sizes = sorted({int(r["n"]) for r in rows})
+        get = {(r["program"], int(r["n"])): r for r in rows}
+        body = []
+        for prog, (_, change, may_fail) in versions.VERSIONS.items():
+            at = [get.get((prog, n)) for n in sizes]
+            if not any(at):
+                continue
+            verdicts = [r["status"] if r else "-" for r in at]
+            verdict = f"{next(r for r in at if r)['precision']}: {', '.join(verdicts)}"
+            body.append([f"`{prog}`", change] + [f(float(r["gflops"]) / 1e3, 1) if r else "" for r in at]
+                        + [e(r["avg_rel_err"]) if r else "" for r in at]
+                        + [verdict + (" (as expected)" if may_fail and "FAIL" in verdicts else "")])
+        if not body:
+            continue
+        dates = ", ".join(sorted({r["date"][:10] for r in rows}))
+        parts.append(f"**{rows[0]['device']}** (measured {dates}; kernel TFLOPS, median of "
+                     f"{rows[0]['command'].split('--reps ')[1].split()[0]}; each program in its default configuration; "
+                     "each row one change from the row before)\n\n"
+                     + table(["version", "what changed"] + [f"TFLOPS n = {n}" for n in sizes]
+                             + [f"mean rel. error n = {n}" for n in sizes] + ["class: verdict" + (
+                                 f" (n = {', '.join(map(str, sizes))})" if len(sizes) > 1 else "")], body))
+    if not parts:
+        return ("No run of the development versions is recorded yet: `make reproduce ONLY=versions` on a GPU "
+                "measures them (the development runs are in "
+                "[results/](../results/nvidia-h100-80gb-hbm3-tensor-dev-runs.txt)).")
+    return "\n\n".join(parts)
 
 
 def tile_sweep_table(results_dir):
@@ -442,6 +523,9 @@ def main(args):
     tables["step10-configs"] = config_sweep_table(results)
     tables["cublas"] = cublas_table(results)
     tables["tensor"] = tensor_table(results)
+    tables["range"] = range_table(results)
+    tables["tensor-headline"] = tensor_headline(results)
+    tables["versions"] = versions_table(results)
     results_ = prose.Results(results)
     exempt = prose.read_exempt(os.path.join(ladder.ROOT, "tests", "prose_exempt"))
     problems = []

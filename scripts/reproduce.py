@@ -9,10 +9,16 @@ Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
   device          the GPU, driver, clocks and tools
   config-sweep    the configurations (tile shape, pipeline depth) of steps 10-12 and CUTLASS
                   at n = 1000 ... 8192
-  compare         steps 01-10 and cuBLAS at n = 256 ... 8192; steps 03-04 at 1001 and 4001
+  compare         every step, cuBLAS (FP32 and TF32) and CUTLASS at n = 256 ... 8192 in one run;
+                  steps 03-04 at 1001 and 4001
   tensor          the tensor-core chapter (steps 11-12, cuBLAS FP32 and TF32, CUTLASS TF32 and
-                  3xTF32) at n = 1000, 4096, 8192 on uniform and wide inputs; steps 01-10 on
-                  wide inputs; ncu of steps 11-12 and cuBLAS
+                  3xTF32) on wide inputs at n = 256 ... 8192; steps 01-10 on wide inputs; ncu of
+                  steps 11-12, cuBLAS and CUTLASS
+  range           the FP32-class programs (step 12, cuBLAS SGEMM, CUTLASS 3xTF32) on the
+                  ends of FP32's range (--dist subnormal, tiny, rowscale, mixed, huge) at
+                  n = 33, 1000 and 4096 (CUTLASS's FAILs there are recorded, not errors)
+  versions        the development versions of steps 11 and 12 beside the steps, at n = 4096
+                  and 8192 (scripts/versions.py, which writes its own log)
   article         every program's article-style output at n = 1000
   caps            steps 09-10 and cuBLAS under the shared memory of smaller GPUs (64, 99,
                   163 KB per block), labelled "capped to N KB"
@@ -37,8 +43,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
 
-PARTS = ["device", "config-sweep", "compare", "tensor", "article", "caps", "tile-sweep", "warptile-sweep", "transpose",
-         "ncu", "cpu", "test", "plots"]
+PARTS = ["device", "config-sweep", "compare", "tensor", "range", "versions", "article", "caps", "tile-sweep", "warptile-sweep",
+         "transpose", "ncu", "cpu", "test", "plots"]
 GPU_PARTS = set(PARTS) - {"cpu", "plots"}
 # The shared-memory limits per block of smaller GPUs (bytes): T4; RTX 30/40/50, L4, A10; A100.
 CAPS = [(65536, "T4"), (101376, "RTX 30/40/50, L4, A10"), (166912, "A100")]
@@ -46,6 +52,9 @@ COMPARE_SIZES = "256 512 1000 2048 4096 8192"
 PITCH_SIZES = "1001 4001"  # rows that are not 16-byte multiples: step 04's lesson
 REPS = 20
 TIMINGS_COLUMNS = ["date", "device", "fp32_peak_gflops", "part", "seconds"]
+# Seconds a part should take before it has ever been timed (napkin: the H100; 10 runs at
+# n = 4096 and 8192, each a few seconds of inputs, passes and check on the host).
+FIRST_ESTIMATES = {"versions": 60, "range": 60}
 # The tensor-core chapter's rows, measured by the part "tensor".
 TENSOR_ROWS = ["cublas", "cublas_tf32", "step11", "step12", "cutlass_tf32", "cutlass_3xtf32"]
 
@@ -56,6 +65,11 @@ def py(script, *args):
 
 def make(*args):
     return ["make", "--no-print-directory"] + list(args)
+
+
+def built(program):
+    """Whether a program's binary is there (CUTLASS's needs its headers: make cutlass)."""
+    return os.path.exists(os.path.join(ladder.ROOT, ladder.program_path(program)))
 
 
 def part_commands(part, device, fields, have_ncu, have_sanitizer):
@@ -71,17 +85,19 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
     if part == "config-sweep":
         return [(py("config_sweep.py", "--sizes", "1000 2048 4096 8192", "--reps", str(REPS)), None, "config-sweep")]
     if part == "compare":
+        # One run for the whole ladder, the tensor-core chapter included: every ratio against
+        # cuBLAS comes from the same run.
         return [(py("compare.py", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "uniform",
-                    "--programs", " ".join(p for p in ladder.LADDER if p == "cublas" or p not in TENSOR_ROWS)),
+                    "--programs", " ".join(p for p in ladder.LADDER if p not in TENSOR_ROWS or built(p))),
                  None, "compare"),
                 (py("compare.py", "--programs", "step03 step04", "--sizes", PITCH_SIZES, "--reps", str(REPS)), None,
                  "compare")]
     if part == "tensor":
         # The tensor-core chapter beside its ceilings and peer, on both input distributions,
         # the ladder's steps on wide inputs, and the profiler's evidence.
-        built = [p for p in TENSOR_ROWS if os.path.exists(os.path.join(ladder.ROOT, ladder.program_path(p)))]
-        cmds = [(py("compare.py", "--sizes", "1000 4096 8192", "--reps", str(REPS), "--programs", " ".join(built)),
-                 None, "compare-tensor"),
+        tensor = [p for p in TENSOR_ROWS if built(p)]
+        cmds = [(py("compare.py", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "wide", "--programs",
+                    " ".join(tensor)), None, "compare-tensor"),
                 (py("compare.py", "--sizes", "1000 4096", "--reps", str(REPS), "--dists", "wide", "--programs",
                     " ".join(p for p in ladder.LADDER if p not in TENSOR_ROWS)), None, "compare-wide")]
         if have_ncu:
@@ -89,7 +105,16 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
                       "ncu-tensor") for s in ("11", "12")]
             cmds += [(make("profile", "STEP=cublas", "NCU_N=4096", f"PROFILE_ARGS=--math {m}",
                            "NCU_SECTIONS=--section WarpStateStats"), None, "ncu-tensor") for m in ("tf32", "fp32")]
+            if built("cutlass_3xtf32"):
+                cmds += [(make("profile", "STEP=cutlass", "NCU_N=4096", f"PROFILE_ARGS=--math {m}",
+                               "NCU_SECTIONS=--section WarpStateStats"), None, "ncu-tensor") for m in ("tf32", "3xtf32")]
         return cmds
+    if part == "range":
+        fp32 = [p for p in ("step12", "cublas", "cutlass_3xtf32") if built(p)]
+        return [(py("compare.py", "--sizes", "33 1000 4096", "--reps", "5", "--dists", " ".join(ladder.RANGE_DISTS),
+                    "--programs", " ".join(fp32), "--reported", "cutlass_3xtf32"), None, "range")]
+    if part == "versions":  # None: the script writes results/<device-slug>-versions.txt itself
+        return [(py("versions.py", "--sizes", "4096 8192", "--reps", str(REPS)), None, None)]
     if part == "article":
         return [(ladder.program_command(p) + ["-n", "1000", "--reps", str(REPS)], None, "article-style")
                 for p in ladder.LADDER]
@@ -139,7 +164,7 @@ def estimate(part, device, fields, timings):
         return mine[-1]
     other = [r for r in timings if r["part"] == part]
     if not other:
-        return None
+        return FIRST_ESTIMATES.get(part)
     seconds, peak_there = float(other[-1]["seconds"]), other[-1].get("fp32_peak_gflops")
     if part in GPU_PARTS and peak_there and fields:
         seconds *= float(peak_there) / ladder.fp32_peak_gflops(fields)
@@ -151,8 +176,9 @@ def minutes(seconds):
 
 
 def run_logged(cmd, env, log, echo):
-    """Run cmd, appending its output to log (and to the console if echo); its exit code."""
-    with open(log, "a") as fh:
+    """Run cmd, appending its output to log (None: the command keeps its own) and to the
+    console if echo; its exit code."""
+    with open(log or os.devnull, "a") as fh:
         fh.write(("$ " + (" ".join(f"{k}={v}" for k, v in env.items()) + " " if env else "") + " ".join(cmd))
                  + "\n")
         fh.flush()
@@ -217,20 +243,20 @@ def main(argv):
             if part == "cpu":
                 log = os.path.join(results, host_slug() + "-cpu.txt")
             else:
-                log = os.path.join(results, f"{slug}-{suffix}.txt")
-            if log not in logs:  # a fresh log per run of make reproduce
+                log = suffix and os.path.join(results, f"{slug}-{suffix}.txt")
+            if log and log not in logs:  # a fresh log per run of make reproduce
                 logs.add(log)
                 with open(log, "w") as fh:
                     fh.write(f"# make reproduce, part '{part}', on {device or 'this machine'}, "
                              f"{stamp:%Y-%m-%d %H:%M} UTC\n")
             print(f"  $ {' '.join(cmd)}" + (f"   [{' '.join(f'{k}={v}' for k, v in env.items())}]" if env else ""),
                   flush=True)
-            echo = part in ("compare", "caps", "config-sweep", "tile-sweep", "cpu")
+            echo = part in ("compare", "caps", "config-sweep", "versions", "tile-sweep", "cpu")
             code = run_logged(cmd, env, log, echo)
             if code == ladder.EXIT_NO_FEATURE:  # this GPU lacks what the program needs: said in the log
-                print(f"  skipped (exit 4): see {os.path.relpath(log, ladder.ROOT)}", flush=True)
+                print(f"  skipped (exit 4): see {os.path.relpath(log, ladder.ROOT) if log else 'above'}", flush=True)
             elif code != 0:
-                print(f"  exit {code}: see {os.path.relpath(log, ladder.ROOT)}", flush=True)
+                print(f"  exit {code}: see {os.path.relpath(log, ladder.ROOT) if log else 'above'}", flush=True)
                 failed.append(f"{part}: {' '.join(cmd)} (exit {code})")
         seconds = time.time() - started
         done.append({"date": f"{stamp:%Y-%m-%dT%H:%MZ}", "device": device or "none", "part": part,

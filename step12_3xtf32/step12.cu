@@ -156,6 +156,7 @@ __device__ static void find_shifts(const float *a, size_t lda, const float *b, s
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     for (int row = warp; row < BM; row += NUM_THREADS / 32) {
         unsigned row_max = 0;
+#pragma unroll 4
         for (int k = lane; k < n; k += 32)
             row_max = max(row_max, finite_magnitude(a[(size_t)row * lda + k]));
         for (int lanes = 16; lanes > 0; lanes /= 2)
@@ -165,6 +166,7 @@ __device__ static void find_shifts(const float *a, size_t lda, const float *b, s
     }
     for (int col = threadIdx.x; col < BN; col += NUM_THREADS) {
         unsigned col_max = 0;
+#pragma unroll 8 /* loads in flight: the loop is latency-bound otherwise */
         for (int k = 0; k < n; k++)
             col_max = max(col_max, finite_magnitude(b[(size_t)k * ldb + col]));
         shifts[BM + col] = scale_shift(col_max);

@@ -33,4 +33,16 @@ for my $p (@PROGRAMS, 'transpose/transpose') {
         or diag("missing: @missing; $out$err");
     ok($out =~ /PTX compute_\d+/, "$p holds PTX, for GPUs newer than its machine code") if $flags =~ /-gencode/;
 }
+# The tensor chapter's development versions are not part of all (make versions builds them
+# like the steps): make test builds them for one architecture, the GPU's or else sm_90, so
+# that they are proven to compile wherever the tests run.
+open my $vfh, '<', 'obj/test-versions-arch.stamp' or BAIL_OUT("obj/test-versions-arch.stamp is missing: run make test");
+chomp(my $varch = <$vfh> // '');
+my @versions = map { m{/(\w+)\.cu$} ? "obj/test/versions/$1" : () } glob('step*/versions/*.cu');
+ok(@versions >= 3, "the development versions: @versions");
+for my $v (@versions) {
+    my ($code, $out, $err) = run('python3', 'scripts/fatbin_archs.py', $v);
+    ok($code == 0 && $out =~ /machine code (\w+ )*\Q$varch\E\b/, "$v is built, with machine code for $varch")
+        or diag("exit $code: $out$err (make test builds it)");
+}
 done_testing();

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""make reproduce ONLY=versions: the tensor chapter's development versions beside the steps
+they became, each in its default configuration at n = 4096 and 8192, into
+results/<device-slug>-versions.csv, with a log in results/<device-slug>-versions.txt.
+
+The versions (make versions builds them into obj/versions/) are whole programs, each one
+change from the next: step 11 as first written, then with ldmatrix and integer rounding,
+then the step; step 12 with one accumulator, then the step. Each is judged by its own
+precision class, and its verdict is recorded as the program gives it: step12_v1 claims
+FP32 accuracy and FAILS its bound at large n, which is what it is kept to show. A FAIL of
+a version marked as expected to fail is recorded and said, not an error of this script;
+a FAIL of any other is (exit 1).
+
+Usage: scripts/versions.py [--sizes "4096 8192"] [--reps R] [--results DIR]
+"""
+import argparse
+import datetime
+import os
+import shlex
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare  # noqa: E402
+import ladder  # noqa: E402
+
+# program (its CSV name) -> (binary, what changed from the row before, may FAIL its bound).
+VERSIONS = {
+    "step11_v1": ("obj/versions/step11_v1_scalar",
+                  "step 11 as first written: scalar fragment loads, cvt.rna, step 10's copy loops", False),
+    "step11_v2": ("obj/versions/step11_v2_ldmatrix", "ldmatrix for A's fragments, rounding by integer add and mask",
+                  False),
+    "step11": ("step11_tf32/step11", "copy places and fragment offsets computed once, main loop unrolled by stages, "
+               "cvt.rn on sm_90: the step", False),
+    "step12_v1": ("obj/versions/step12_v1_one_accumulator",
+                  "3xTF32 with one accumulator: three mma per k-step straight into the sums", True),
+    "step12_v2": ("obj/versions/step12_v2_staged", "staged accumulation: fresh sums per tile of k, added to the "
+                  "running sums rounded to nearest", False),
+    "step12": ("step12_3xtf32/step12", "big no longer masked on sm_90 (cvt.rn zeroes the low bits): the step", False),
+}
+
+
+def size_list(text):
+    """--sizes "4096 8192" -> [4096, 8192]."""
+    sizes = [compare.positive_int(s) for s in text.split()]
+    if not sizes:
+        raise argparse.ArgumentTypeError("no size given")
+    return sizes
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="versions.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", type=size_list, default="4096 8192", help="matrix sizes (default: 4096 8192)")
+    ap.add_argument("--reps", type=compare.positive_int, default=20, help="timed kernel launches per run (default 20)")
+    ap.add_argument("--results", default=os.path.join(ladder.ROOT, "results"), help="results folder")
+    a = ap.parse_args(argv)
+    device, info = ladder.gpu_info()
+    if device is None:
+        print(f"versions: no GPU to run on: {info}", file=sys.stderr)
+        return ladder.EXIT_NO_GPU
+    missing = [b for b, _, _ in VERSIONS.values() if not os.path.exists(os.path.join(ladder.ROOT, b))]
+    if missing:
+        print(f"versions: not built: {' '.join(missing)} (make all versions)", file=sys.stderr)
+        return 1
+    stamp = datetime.datetime.now(datetime.timezone.utc)
+    log_path = os.path.join(a.results, ladder.slug(device) + "-versions.txt")
+    os.makedirs(a.results, exist_ok=True)
+    log = open(log_path, "w")
+    log.write(f"# scripts/versions.py on {device}, {stamp:%Y-%m-%d %H:%M} UTC\n"
+              f"# $ python3 scripts/versions.py {shlex.join(argv)}".rstrip() + "\n")
+
+    def say(line):
+        print(line, flush=True)
+        log.write(line + "\n")
+        log.flush()
+
+    rows, failed = [], 0
+    for prog, (binary, _, may_fail) in VERSIONS.items():
+        for n in a.sizes:
+            cmd = [binary, "-n", str(n), "--reps", str(a.reps), "--csv"]
+            say("$ " + " ".join(cmd))
+            r, code, err = ladder.run_csv(cmd)
+            if code in (ladder.EXIT_NO_FEATURE, 2):  # this GPU cannot run it, or no configuration fits
+                say(f"{prog} n={n}: skipped: {err}")
+                continue
+            if r is None:
+                say(f"{prog} n={n}: exit {code}: {err}")
+                failed += 1
+                continue
+            if r["program"] != prog:  # the binary's own name: a mix-up of files would show here
+                say(f"{prog} n={n}: the program calls itself {r['program']}")
+                failed += 1
+                continue
+            expected = code == 1 and may_fail
+            failed += code == 1 and not may_fail
+            r.update(date=f"{stamp:%Y-%m-%dT%H:%MZ}", command=" ".join(cmd))
+            rows.append(r)
+            say(f"{prog:10s} n={n:5d} {r['config']:14s} {float(r['kernel_ms']):9.3f} ms "
+                f"{float(r['gflops']) / 1e3:6.1f} TFLOPS, avg rel err {float(r['avg_rel_err']):.2e}, "
+                f"comp err {float(r['max_comp_err']):.2e} (the {r['precision']} bound {float(r['tolerance']):.2e}): "
+                f"{r['status']}"
+                + (" (expected: this version is kept to show it)" if expected else ""))
+    path = os.path.join(a.results, ladder.slug(device) + "-versions.csv")
+    if rows:
+        ladder.merge_results(path, rows)
+        say(f"rows recorded in {os.path.relpath(path, ladder.ROOT)}")
+    log.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

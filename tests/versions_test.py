@@ -1,0 +1,126 @@
+"""The development versions' measurement (scripts/versions.py) and README table
+(readme_tables.versions_table) on a fixture (made up here, labelled as such, never a
+measurement): a FAIL is recorded and shown, expected only where the version is marked so;
+no rows give one sentence; the versions' rows stay out of the ladder's tables; make
+reproduce runs them after the tensor part. No GPU needed: the GPU and the programs are
+stood in for. TAP output (tests/15-versions-table.t)."""
+import contextlib
+import io
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
+sys.path.insert(0, HERE)
+import ladder  # noqa: E402
+import readme_tables  # noqa: E402
+import reproduce  # noqa: E402
+import versions  # noqa: E402
+from tap import done, ok  # noqa: E402
+
+DEVICE = "Fixture GPU (test data, not a measurement)"
+PROGRAM_OF = {binary: prog for prog, (binary, _, _) in versions.VERSIONS.items()}
+
+
+def fake_run(fails, name_of=PROGRAM_OF):
+    """A stand-in for ladder.run_csv: the row a program would print, FAIL (exit 1) for the
+    programs in fails."""
+    def run_csv(cmd):
+        prog, n = name_of[cmd[0]], int(cmd[cmd.index("-n") + 1])
+        bad = prog in fails
+        r = {c: "1.0" for c in ladder.PROGRAM_COLUMNS}
+        r.update(program=prog, n=str(n), device=DEVICE, gflops=str(100000.0 + n), avg_rel_err="4.3e-05" if bad else "6e-07",
+                 status="FAIL" if bad else "pass", config="64x128x32/3", dist="uniform",
+                 precision="tf32" if prog.startswith("step11") else "fp32", max_comp_err="5e-05", tolerance="3.4e-05")
+        return r, 1 if bad else 0, ""
+    return run_csv
+
+
+def measure(tmp, fails=(), gpu=(DEVICE, {}), keep=False, **kw):
+    """versions.py's main with the GPU and the programs stood in for: (exit code, rows, log);
+    the CSV and the log removed after unless keep."""
+    saved = ladder.ROOT, ladder.gpu_info, ladder.run_csv
+    ladder.ROOT, ladder.gpu_info, ladder.run_csv = tmp, lambda: gpu, fake_run(fails, **kw)
+    try:
+        results = os.path.join(tmp, "results")
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            code = versions.main(["--results", results])
+        csv_path = os.path.join(results, ladder.slug(DEVICE) + "-versions.csv")
+        log_path = os.path.join(results, ladder.slug(DEVICE) + "-versions.txt")
+        rows = ladder.read_results(csv_path)
+        log = open(log_path).read() if os.path.exists(log_path) else ""
+        for p in (csv_path, log_path):
+            if os.path.exists(p) and not keep:
+                os.remove(p)
+        return code, rows, log
+    finally:
+        ladder.ROOT, ladder.gpu_info, ladder.run_csv = saved
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    code, rows, log = measure(tmp, gpu=(None, "no GPU here"))
+    ok(code == ladder.EXIT_NO_GPU and not rows, "versions.py without a GPU: exit 3, nothing recorded")
+    code, rows, log = measure(tmp)
+    ok(code == 1 and not rows, "versions.py with the versions not built: exit 1, nothing recorded")
+    for binary in PROGRAM_OF:
+        os.makedirs(os.path.dirname(os.path.join(tmp, binary)), exist_ok=True)
+        open(os.path.join(tmp, binary), "w").close()
+
+    code, rows, log = measure(tmp, fails={"step12_v1"})
+    got = {(r["program"], r["n"]): r["status"] for r in rows}
+    ok(code == 0 and len(rows) == 2 * len(versions.VERSIONS) and got[("step12_v1", "4096")] == "FAIL"
+       and got[("step12_v1", "8192")] == "FAIL" and got[("step11_v1", "4096")] == "pass",
+       "step12_v1's FAIL (expected) is recorded at both sizes; the script exits 0", rows)
+    ok(all(r["command"].endswith(f"-n {r['n']} --reps 20 --csv") and r["date"] for r in rows),
+       "each row holds its date and command (REPS 20, the default configuration)")
+    ok(log.startswith(f"# scripts/versions.py on {DEVICE}, ") and "\n# $ python3 scripts/versions.py --results " in log
+       and "FAIL (expected: this version is kept to show it)" in log,
+       "the log is headed with the date and the command, and says the FAIL was expected", log)
+    code, rows, log = measure(tmp, fails={"step11_v2"})
+    ok(code == 1 and [r["status"] for r in rows if r["program"] == "step11_v2"] == ["FAIL", "FAIL"],
+       "an unexpected FAIL (step11_v2) is recorded too, and the script exits 1")
+    wrong = dict(PROGRAM_OF, **{versions.VERSIONS["step11_v2"][0]: "step11_v1"})
+    code, rows, log = measure(tmp, name_of=wrong)
+    ok(code == 1 and len(rows) == 2 * (len(versions.VERSIONS) - 1),
+       "a program that calls itself by another version's name is not recorded, and the script exits 1")
+
+    # The table, from a fixture CSV: every version in order, TFLOPS and mean errors per size,
+    # the class and verdict, a FAIL shown as it is.
+    results = os.path.join(tmp, "results")
+    ok(readme_tables.versions_table(results).startswith("No run of the development versions is recorded yet"),
+       "no CSV: the table is one sentence saying so")
+    measure(tmp, fails={"step12_v1", "step11"}, keep=True)
+    text = readme_tables.versions_table(results)
+    lines = text.split("\n")
+    body = [line for line in lines if line.startswith("| `")]
+    ok(lines[0].startswith(f"**{DEVICE}** (measured ") and "median of 20" in lines[0], "the table names the device, "
+       "the date and the kernel time's median", text)
+    ok("| version | what changed | TFLOPS n = 4096 | TFLOPS n = 8192 | mean rel. error n = 4096 | mean rel. error "
+       "n = 8192 | class: verdict (n = 4096, 8192) |" in text, "its columns: TFLOPS and mean relative error per size",
+       text)
+    ok([line.split("`")[1] for line in body] == list(versions.VERSIONS), "one row per version, in order", text)
+    ok(all(versions.VERSIONS[line.split("`")[1]][1] in line for line in body), "each row says what changed")
+    ok("| 104.1 | 108.2 | 6.00e-07 | 6.00e-07 | tf32: pass, pass |" in body[0], "TFLOPS and errors formatted",
+       body[0])
+    ok(body[3].endswith("| fp32: FAIL, FAIL (as expected) |"), "step12_v1's FAIL is shown, as expected", body[3])
+    ok(body[2].endswith("| tf32: FAIL, FAIL |"), "an unexpected FAIL is shown, not marked as expected: the table "
+       "can fail", body[2])
+    measure(tmp, keep=True)  # the same programs measured again, all within their bounds
+    body = [line for line in readme_tables.versions_table(results).split("\n") if line.startswith("| `")]
+    ok(body[3].endswith("| fp32: pass, pass |") and len(body) == len(versions.VERSIONS),
+       "measured again, step12_v1's row replaced: a pass is not marked", body[3])
+    ok(not any(p.endswith("-versions.csv") for p in readme_tables.ladder_files(results))
+       and not readme_tables.device_results(results), "the versions' rows (step 11 and 12 among them) stay out of the "
+       "ladder's tables")
+
+# make reproduce: the part "versions" after "tensor", its one command, an estimate before it
+# has ever run.
+ok(reproduce.PARTS.index("versions") > reproduce.PARTS.index("tensor"), "reproduce: part 'versions' comes after 'tensor'")
+cmds = reproduce.part_commands("versions", DEVICE, {}, False, False)
+ok(len(cmds) == 1 and cmds[0][0][1].endswith("versions.py") and cmds[0][0][2:] == ["--sizes", "4096 8192", "--reps", "20"]
+   and cmds[0][2] is None, "reproduce runs scripts/versions.py at n = 4096 and 8192, REPS 20; the script keeps its log",
+   cmds)
+ok(reproduce.estimate("versions", DEVICE, {}, []) == reproduce.FIRST_ESTIMATES["versions"],
+   "reproduce estimates the part's time before it has been measured")
+done()
