@@ -25,7 +25,8 @@ The expressions can use the functions below (all figures of the main device unle
   ms(p, n), gflops(p, n), tflops(p, n), e2e_ms(p, n), e2e_gflops(p, n), err(p, n),
   avg_err(p, n), col(p, n, column), faster(a, b, n) = ms(b) / ms(a),
   pct_cublas(p, n), pct_peak(p, n), peak() (FP32 peak, GFLOPS),
-  capped(kb, p, n, column), config(name, n, column), tile(kernel, t, n, column),
+  capped(kb, p, n, column), config(name, n, column, program="step10"), version(p, n, column)
+  (scripts/versions.py's runs), tile(kernel, t, n, column),
   warptile(program, config, n, column), transpose(variant, rows, cols, column),
   cpu(host, program, n, threads, isa=None, block=None, column="gflops") with host
   "xeon" or "epyc", ncu(log, section, metric) (value in bytes, seconds, % or a count),
@@ -107,6 +108,8 @@ class Results:
             "peak": peak,
             "capped": lambda kb, p, n, column="gflops": float(self.find(
                 f"{self.slug}-capped-to-{kb}-kb.csv", "a capped run", program=p, n=n)[column]),
+            "version": lambda p, n, column="gflops": float(self.find(
+                f"{self.slug}-versions.csv", "a development version", program=p, n=n)[column]),
             "config": lambda name, n, column="gflops", program="step10": float(self.find(
                 f"{self.slug}-config-sweep.csv", "a configuration", program=program, config=name, n=n)[column]),
             "tile": lambda kernel, t, n, column="kernel_ms": float(self.find(
@@ -136,13 +139,15 @@ def gpu_fields(results_dir, device):
 
 def parse_ncu(path):
     """{section: {metric: value}} from an ncu log written by make reproduce. Sections start
-    at '$ make ... profile STEP=07' (section 'step07', or 'cublas'), '$ prog/stepNN -n N'
+    at '$ make ... profile STEP=07' (section 'step07', or 'cublas', with ' --math tf32' when the
+    profile named one), '$ prog/stepNN -n N'
     ('stepNN -n N') or '== variant' ('variant'). Values in bytes, seconds, % or counts."""
     out, section = {}, None
     for line in open(path):
-        m = re.match(r"\$ make .*profile(?:-launch)? STEP=(\w+)", line)
-        if m:
-            section = m.group(1) if m.group(1) == "cublas" else f"step{m.group(1)}"
+        m = re.match(r"\$ make .*profile(?:-launch)? STEP=(\w+)(?:.*PROFILE_ARGS=(--math \w+))?", line)
+        if m:  # 'cublas', 'cutlass --math 3xtf32', 'cublas --math tf32', 'step07'
+            section = m.group(1) if m.group(1) in ("cublas", "cutlass") else f"step{m.group(1)}"
+            section += f" {m.group(2)}" if m.group(2) else ""
         elif re.match(r"\$ \S+/(\w+) -n (\d+)", line):
             m = re.match(r"\$ \S+/(\w+) -n (\d+)", line)
             section = f"{m.group(1)} -n {m.group(2)}"
