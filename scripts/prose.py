@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The measured numbers in the READMEs' prose, generated from results/ and checked.
+r"""The measured numbers in the READMEs' prose, generated from results/ and checked.
 
 A number in prose that comes from a measurement is written with the expression that
 gives it, in an HTML comment that Markdown does not show:

@@ -181,7 +181,7 @@ def tensor_table(results_dir):
                     r = res.get((p, n))
                     if not r or not r.get("max_comp_err"):
                         continue
-                    rows.append([device, link(p), str(n), dist, f(float(r["gflops"]) / 1e3, 1),
+                    rows.append([device, f"`{p}`", str(n), dist, f(float(r["gflops"]) / 1e3, 1),
                                  f(float(r["gflops"]) / float(blas["gflops"]), 2) + "x" if blas else "",
                                  e(r["max_rel_err"]), e(r["avg_rel_err"]), e(r["max_comp_err"]),
                                  f"{r['precision']}, {r['status']}"])
