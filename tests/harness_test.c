@@ -404,6 +404,55 @@ static void test_timing(void)
     ok(t1 >= t0 && t0 > 0, "wall_ms: monotonic");
 }
 
+/* The ends of FP32's range (--dist): every value where common/matrix.h says, finite; C's
+ * scale (|A| |B|) still in FP32's normal range, where FP32 keeps 24 bits; uniform and wide
+ * drawn exactly as before (the recorded results depend on it). */
+static void test_range_dists(void)
+{
+    enum { N = 64 };
+    static float a[N * N], b[N * N], ref_a[N * N], ref_b[N * N];
+    /* [lowest, highest] magnitude of A's and B's nonzero values, as powers of two */
+    static const struct { enum input_dist dist; int a_lo, a_hi, b_lo, b_hi; } want[] = {
+        {DIST_SUBNORMAL, -161, -130, -11, 20}, {DIST_TINY, -126, -125, -8, 9},
+        {DIST_ROWSCALE, -149, -71, 52, 109},  {DIST_MIXED, -60, 21, -20, 61},
+        {DIST_HUGE, 126, 128, -70, -59},
+    };
+    for (size_t w = 0; w < sizeof want / sizeof *want; w++) {
+        uint64_t s = 5;
+        matgen_dist(want[w].dist, 'A', a, N, N, N, &s);
+        matgen_dist(want[w].dist, 'B', b, N, N, N, &s);
+        int in_range = 1, subnormal = 0;
+        for (int i = 0; i < N * N; i++) {
+            const float x = fabsf(a[i]), y = fabsf(b[i]);
+            in_range &= isfinite(x) && isfinite(y);
+            in_range &= x == 0 || (x >= ldexpf(1, want[w].a_lo) && x < ldexpf(1, want[w].a_hi));
+            in_range &= y == 0 || (y >= ldexpf(1, want[w].b_lo) && y < ldexpf(1, want[w].b_hi));
+            subnormal += x > 0 && x < 0x1p-126f;
+        }
+        double smallest = INFINITY;
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++) {
+                double sum = 0; /* (|A| |B|)_ij, exact enough in double */
+                for (int k = 0; k < N; k++)
+                    sum += fabs((double)a[i * N + k]) * fabs((double)b[k * N + j]);
+                smallest = fmin(smallest, sum);
+            }
+        ok(in_range, "--dist %s: A in [2^%d, 2^%d), B in [2^%d, 2^%d), finite", dist_name(want[w].dist), want[w].a_lo,
+           want[w].a_hi, want[w].b_lo, want[w].b_hi);
+        ok(smallest >= 0x1p-126, "--dist %s: the smallest (|A| |B|)_ij, %g, is a normal float",
+           dist_name(want[w].dist), smallest);
+        if (want[w].dist == DIST_SUBNORMAL || want[w].dist == DIST_ROWSCALE)
+            ok(subnormal > 0, "--dist %s: A holds FP32 subnormals (%d)", dist_name(want[w].dist), subnormal);
+    }
+    uint64_t s1 = 9, s2 = 9;
+    matgen_dist(DIST_UNIFORM, 'A', a, N, N, N, &s1);
+    matgen_dist(DIST_WIDE, 'B', b, N, N, N, &s1);
+    matgen_rect(ref_a, N, N, N, &s2);
+    matgen_wide(ref_b, N, N, N, &s2);
+    ok(memcmp(a, ref_a, sizeof a) == 0 && memcmp(b, ref_b, sizeof b) == 0,
+       "--dist uniform and wide: the same values as matgen_rect and matgen_wide");
+}
+
 int main(void)
 {
     test_matgen();
@@ -411,6 +460,7 @@ int main(void)
     test_check_product();
     test_precision_bound();
     test_wide_and_classes();
+    test_range_dists();
     test_nonfinite_inputs();
     test_npy();
     test_load_npy();
