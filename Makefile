@@ -1,9 +1,10 @@
 # Matrix multiplication on the GPU, step by step. `make help` lists the targets.
 
-STEP_DIRS := step01_naive step02_kahan step03_shared_row step04_pitch step05_tiled step06_padded \
-             step07_regtile step08_vectorized step09_warptile step10_pipelined step11_tf32 step12_3xtf32
-# step05_tiled/step05, ...: each program is named by its folder's number.
-PROGRAMS := $(foreach d,$(STEP_DIRS),$(d)/$(firstword $(subst _, ,$(d))))
+# Every folder stepNN_name is a step (README.md, "Adding a step"): its program stepNN is
+# built from stepNN.cu, and the tests, comparisons and charts find it by asking it (--describe).
+STEP_DIRS := $(sort $(patsubst %/,%,$(wildcard step[0-9][0-9]_*/)))
+step_program = $(firstword $(subst _, ,$(1)))
+PROGRAMS := $(foreach d,$(STEP_DIRS),$(d)/$(call step_program,$(d)))
 
 # nvcc from PATH, else where the CUDA toolkit installs it.
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc),nvcc)
@@ -23,7 +24,7 @@ endif
 ifneq ($(filter test,$(GOALS)),)
   $(call missing,prove,make test runs the tests with prove: sudo apt-get install perl)
 endif
-ifneq ($(filter test compare plots reproduce cpu cpu-sweep transpose tile-sweep warptile-sweep config-sweep gpu-info,$(GOALS)),)
+ifneq ($(filter test compare plots reproduce cpu cpu-sweep transpose tile-sweep warptile-sweep config-sweep gpu-info sanitize,$(GOALS)),)
   $(call missing,python3,this target runs a Python script: sudo apt-get install python3)
 endif
 
@@ -44,6 +45,18 @@ else
                 -gencode arch=compute_$(lastword $(FAT_ARCHS)),code=compute_$(lastword $(FAT_ARCHS))
 endif
 
+# A step that needs one architecture's own instructions (sm_90a: Hopper's wgmma and TMA, which
+# no other GPU has, newer ones included) says so in its folder's arch.mk (STEP_ARCH := sm_90a)
+# and is built for that one alone, whatever ARCH says; on any other GPU it exits 4, saying why.
+# $(1): a step folder -> its nvcc architecture flags.
+$(foreach d,$(STEP_DIRS),$(eval STEP_ARCH :=)$(eval -include $(d)/arch.mk)$(eval ARCH_$(d) := $(STEP_ARCH)))
+STEP_ARCH :=
+comma := ,
+step_arch_flags = $(if $(ARCH_$(1)),-gencode=arch=$(subst sm_,compute_,$(ARCH_$(1)))$(comma)code=$(ARCH_$(1)),$(ARCH_FLAGS))
+# What the flags put in the binary ("sm_80 sm_90 compute_90"), for --describe (STEP_ARCHS).
+archs_of = $(strip $(foreach f,$(1),$(if $(filter -arch=%,$(f)),$(patsubst -arch=%,%,$(f)) \
+    $(subst sm_,compute_,$(patsubst -arch=%,%,$(f))),$(patsubst code=%,%,$(filter code=%,$(subst $(comma), ,$(f)))))))
+
 # No --use_fast_math, no flush-to-zero, no -ffast-math: they can undo Kahan's
 # compensation and the reference's accuracy.
 WARN := -Wall -Wextra
@@ -61,18 +74,22 @@ ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 endif
 ARCH_STAMP := obj/arch.stamp
 
-COMMON_SRC := common/step_main.c common/args.c common/matrix.c common/timing.c common/gpu.c common/padded.c
-COMMON_OBJ := $(patsubst common/%.c,obj/common/%.o,$(COMMON_SRC))
+# The harness (common/*.c: options, inputs, reference and checks, timing, CUDA errors, .npy,
+# main) is one library every program links; the linker takes from it what a program uses.
+# common/gpu_info.c is a program of its own (make gpu-info).
+HARNESS_SRC := $(filter-out common/gpu_info.c,$(wildcard common/*.c))
+HARNESS_OBJ := $(patsubst common/%.c,obj/common/%.o,$(HARNESS_SRC))
+HARNESS := obj/libharness.a
 HEADERS := $(wildcard common/*.h)
 
-.PHONY: all build help test clean regs sanitize profile profile-launch pitch-profile compare tile-programs versions tile-sweep plots plots-env cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep gpu-info all-archs reproduce $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
+.PHONY: all build help test clean versions gpu-info all-archs $(foreach d,$(STEP_DIRS),$(call step_program,$(d)))
 .DEFAULT_GOAL := all
 
 all build: $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose obj/gpu_info
 
 help:
 	@echo "make                 build every program (no GPU needed to build)"
-	@echo "make step01 .. step12  build that step and run it at n = 1000 (ARGS='-n 4096' to change)"
+	@echo "make $(call step_program,$(firstword $(STEP_DIRS))) .. $(call step_program,$(lastword $(STEP_DIRS)))  build that step and run it at n = 1000 (ARGS='-n 4096' to change)"
 	@echo "make cublas          build and run the ceiling, cuBLAS SGEMM, at n = 1000 (ARGS='--math tf32':"
 	@echo "                     on TF32 tensor cores)"
 	@echo "make gpu-info        this GPU, its shared-memory limits, and which steps will run on it"
@@ -109,30 +126,35 @@ help:
 obj/common/%.o: common/%.c $(HEADERS) | obj/common
 	$(CC) $(CFLAGS) -c $< -o $@
 
-obj/%.o: step*/%.cu $(HEADERS) $(ARCH_STAMP) | obj
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+$(HARNESS): $(HARNESS_OBJ)
+	rm -f $@
+	ar rcs $@ $^
 
-# Link with nvcc: it brings the CUDA runtime. The steps' objects come first.
+# A step: compiled for its architectures (STEP_ARCHS tells --describe which), linked with
+# nvcc, which brings the CUDA runtime; the step's object first, then the harness.
 define step_rule
-$(1)/$(2): obj/$(2).o $$(COMMON_OBJ)
-	$$(NVCC) $$(ARCH_FLAGS) -o $$@ $$^ $$(LDLIBS)
+obj/$(2).o: $(1)/$(2).cu $$(HEADERS) $$(ARCH_STAMP) $$(wildcard $(1)/arch.mk) | obj
+	$$(NVCC) $$(subst $$(ARCH_FLAGS),$$(call step_arch_flags,$(1)),$$(NVCCFLAGS)) \
+	    -DSTEP_ARCHS='"$$(call archs_of,$$(call step_arch_flags,$(1)))"' -c $$< -o $$@
+$(1)/$(2): obj/$(2).o $$(HARNESS)
+	$$(NVCC) $$(call step_arch_flags,$(1)) -o $$@ $$^ $$(LDLIBS)
 endef
-$(foreach d,$(STEP_DIRS),$(eval $(call step_rule,$(d),$(firstword $(subst _, ,$(d))))))
+$(foreach d,$(STEP_DIRS),$(eval $(call step_rule,$(d),$(call step_program,$(d)))))
 
 # The ceiling: cuBLAS, built with the same harness.
 obj/cublas.o: cublas/cublas.cu $(HEADERS) $(ARCH_STAMP) | obj
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
-cublas/cublas: obj/cublas.o $(COMMON_OBJ)
+	$(NVCC) $(NVCCFLAGS) -DSTEP_ARCHS='"$(call archs_of,$(ARCH_FLAGS))"' -c $< -o $@
+cublas/cublas: obj/cublas.o $(HARNESS)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS) -lcublas
 
 # The tile-size question: step 05 with 4x4 ... 32x32 tiles, and step 02 (the naive
 # kernel with the same Kahan arithmetic) with as many threads per block.
 TILES := 4 8 16 32
 TILE_PROGRAMS := $(foreach t,$(TILES),obj/tile/step02_threads$(t) obj/tile/step05_tile$(t))
-obj/tile/step05_tile%: step05_tiled/step05.cu $(COMMON_OBJ) $(HEADERS) $(ARCH_STAMP) | obj/tile
-	$(NVCC) $(NVCCFLAGS) -DBLOCK_SIZE=$* -o $@ $< $(COMMON_OBJ) $(LDLIBS)
-obj/tile/step02_threads%: step02_kahan/step02.cu $(COMMON_OBJ) $(HEADERS) $(ARCH_STAMP) | obj/tile
-	$(NVCC) $(NVCCFLAGS) '-DNUM_THREADS=($**$*)' -o $@ $< $(COMMON_OBJ) $(LDLIBS)
+obj/tile/step05_tile%: step05_tiled/step05.cu $(HARNESS) $(HEADERS) $(ARCH_STAMP) | obj/tile
+	$(NVCC) $(NVCCFLAGS) -DBLOCK_SIZE=$* -o $@ $< $(HARNESS) $(LDLIBS)
+obj/tile/step02_threads%: step02_kahan/step02.cu $(HARNESS) $(HEADERS) $(ARCH_STAMP) | obj/tile
+	$(NVCC) $(NVCCFLAGS) '-DNUM_THREADS=($**$*)' -o $@ $< $(HARNESS) $(LDLIBS)
 
 # The tensor chapter's development versions (steps 11 and 12 as they were before they became
 # the steps, each a whole program: diff shows one change at a time), built as the steps are,
@@ -143,9 +165,9 @@ VERSION_NAMES := $(basename $(notdir $(wildcard $(addsuffix /*.cu,$(VERSION_DIRS
 VERSION_PROGRAMS := $(addprefix obj/versions/,$(VERSION_NAMES))
 # $(1): a versions folder, $(2): where its programs go, $(3): nvcc's flags, $(4): their stamp.
 define version_rule
-$(2)/%: $(1)/%.cu $$(COMMON_OBJ) $$(HEADERS) $(4)
+$(2)/%: $(1)/%.cu $$(HARNESS) $$(HEADERS) $(4)
 	@mkdir -p $$(@D)
-	$$(NVCC) $(3) -o $$@ $$< $$(COMMON_OBJ) $$(LDLIBS)
+	$$(NVCC) $(3) -o $$@ $$< $$(HARNESS) $$(LDLIBS)
 endef
 $(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/versions,$$(NVCCFLAGS),$$(ARCH_STAMP))))
 versions: $(VERSION_PROGRAMS)
@@ -170,8 +192,8 @@ endif
 CPU_OBJ := $(patsubst cpu/%.c,obj/cpu/%.o,$(wildcard cpu/*.c))
 obj/cpu/%.o: cpu/%.c cpu/variants.h $(HEADERS) obj/openblas.stamp | obj/cpu
 	$(CC) $(CFLAGS) $(OPENBLAS_CFLAGS) -c $< -o $@
-cpu/cpu_gemm: $(CPU_OBJ) obj/common/args.o obj/common/matrix.o obj/common/timing.o
-	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(OPENBLAS_LIBS) -lm
+cpu/cpu_gemm: $(CPU_OBJ) $(HARNESS)
+	$(CC) $(CFLAGS) -o $@ $^ $(OPENBLAS_LIBS) -lm
 ifeq ($(OPENBLAS),0)
 	@echo "cpu_gemm: built without OpenBLAS (OPENBLAS=0): its comparisons skip"
 else ifeq ($(OPENBLAS_LIBS),)
@@ -184,7 +206,7 @@ obj/transpose/%.o: transpose/%.c transpose/transpose.h $(HEADERS) | obj/transpos
 	$(CC) $(CFLAGS) -c $< -o $@
 obj/transpose/kernels.o: transpose/kernels.cu transpose/transpose.h $(HEADERS) $(ARCH_STAMP) | obj/transpose
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
-transpose/transpose: $(TRANSPOSE_OBJ) obj/common/args.o obj/common/matrix.o obj/common/timing.o obj/common/gpu.o
+transpose/transpose: $(TRANSPOSE_OBJ) $(HARNESS)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS)
 
 # make gpu-info: the device, what this build carries, and which programs run here and how.
@@ -205,7 +227,7 @@ all-archs:
 	@echo "== make all (the default build)"; $(MAKE) --no-print-directory all > obj/all-archs-default.log 2>&1 || \
 	    { tail -n 30 obj/all-archs-default.log; exit 1; }
 
-obj/gpu_info: obj/common/gpu_info.o obj/common/gpu.o obj/common/args.o obj/common/matrix.o obj/common/timing.o
+obj/gpu_info: obj/common/gpu_info.o $(HARNESS)
 	$(NVCC) -o $@ $^ $(LDLIBS)
 
 # The development versions for one architecture, the GPU's or else sm_90, so that make test
@@ -221,28 +243,39 @@ $(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/test/versions,\
 # What the tests build to force each failure a program must tell apart from "no GPU"
 # (tests/09-exit-codes.t): two stand-in driver libraries (too old; failing), step 01
 # with code for another GPU only (no kernel image), and step 01 asking for compute
-# capability 9.9 (lacks a feature).
+# capability 9.9, at least or exactly (lacks a feature).
 FOREIGN_ARCH := $(if $(filter 75,$(GPU_CC)),80,75)
 TEST_HELPERS := obj/fake_driver/old/libcuda.so.1 obj/fake_driver/failing/libcuda.so.1 \
-                obj/test/step01_foreign_arch obj/test/step01_needs_cc99 $(TEST_VERSIONS)
+                obj/test/step01_foreign_arch obj/test/step01_needs_cc99 obj/test/step01_needs_exact99 \
+                obj/test/hopper_test $(TEST_VERSIONS)
 obj/fake_driver/old/libcuda.so.1: tests/fake_libcuda.c
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -shared -fPIC -DFAKE_DRIVER_VERSION=10020 -o $@ $<
 obj/fake_driver/failing/libcuda.so.1: tests/fake_libcuda.c
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -shared -fPIC -DFAKE_DRIVER_VERSION=99000 -DFAKE_FAILS -o $@ $<
-obj/test/step01_foreign_arch: step01_naive/step01.cu $(COMMON_OBJ) $(HEADERS)
+obj/test/step01_foreign_arch: step01_naive/step01.cu $(HARNESS) $(HEADERS)
 	@mkdir -p $(@D)
-	$(NVCC) -O3 -gencode arch=compute_$(FOREIGN_ARCH),code=sm_$(FOREIGN_ARCH) -Icommon -o $@ $< $(COMMON_OBJ) $(LDLIBS)
+	$(NVCC) -O3 -gencode arch=compute_$(FOREIGN_ARCH),code=sm_$(FOREIGN_ARCH) -Icommon -o $@ $< $(HARNESS) $(LDLIBS)
 obj/test/step_main_cc99.o: common/step_main.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DFORCE_MIN_CC=99 -c $< -o $@
-obj/test/step01_needs_cc99: obj/step01.o obj/test/step_main_cc99.o $(filter-out obj/common/step_main.o,$(COMMON_OBJ))
+obj/test/step01_needs_cc99: obj/step01.o obj/test/step_main_cc99.o $(HARNESS)
+	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS)
+obj/test/step_main_exact99.o: common/step_main.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DFORCE_EXACT_CC=99 -c $< -o $@
+obj/test/step01_needs_exact99: obj/step01.o obj/test/step_main_exact99.o $(HARNESS)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS)
 
-obj/harness_test: tests/harness_test.c tests/tap.h obj/common/matrix.o obj/common/timing.o obj/common/args.o $(HEADERS) | obj
-	$(CC) $(CFLAGS) -o $@ tests/harness_test.c obj/common/matrix.o obj/common/timing.o \
-	    obj/common/args.o -lm
+# Hopper's instructions, one wrapper each (common/tma.h, mbarrier.h, wgmma.h), exercised on
+# the GPU by tests/16-hopper.t: built for sm_90a, their only architecture.
+obj/test/hopper_test: tests/hopper_test.cu tests/tap.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(NVCC) -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon -o $@ $<
+
+obj/harness_test: tests/harness_test.c tests/tap.h $(HARNESS) $(HEADERS) | obj
+	$(CC) $(CFLAGS) -o $@ tests/harness_test.c $(HARNESS) -lm
 
 obj obj/common obj/tile obj/cpu obj/transpose:
 	mkdir -p $@
@@ -254,7 +287,7 @@ define run_rule
 $(2): $(1)/$(2)
 	@./$(1)/$(2) $$(ARGS) || { code=$$$$?; [ $$$$code = 3 ] || [ $$$$code = 4 ] || exit $$$$code; }
 endef
-$(foreach d,$(STEP_DIRS),$(eval $(call run_rule,$(d),$(firstword $(subst _, ,$(d))))))
+$(foreach d,$(STEP_DIRS),$(eval $(call run_rule,$(d),$(call step_program,$(d)))))
 $(eval $(call run_rule,cublas,cublas))
 
 # SMEM_LIMIT=64K (or bytes) runs everything as a GPU with that much shared memory per
@@ -268,136 +301,8 @@ PROVE_FLAGS ?=
 test: all obj/harness_test $(TEST_HELPERS)
 	prove $(PROVE_FLAGS) tests/
 
-# The classroom comparison: every step, cuBLAS and CUTLASS at SIZES, the table,
-# results/<device>.csv. Without CUTLASS's headers its rows are left out, saying so.
-LADDER_ROWS = $(shell python3 -c 'import sys; sys.path.insert(0, "scripts"); import ladder; print(*ladder.LADDER)' 2>/dev/null)
-SIZES ?= 1000 4096
-REPS ?= 10
-DISTS ?= uniform wide
-compare: all
-	python3 scripts/compare.py --sizes "$(SIZES)" --reps $(REPS) --dists "$(DISTS)" \
-	    $(if $(wildcard cutlass/cutlass),,--programs "$(filter-out cutlass_%,$(LADDER_ROWS))")
-
-tile-programs: $(TILE_PROGRAMS)
-tile-sweep: all tile-programs
-	python3 scripts/tile_sweep.py
-
-# The CPU chapter: every variant, single-threaded then on all cores, and the lab's
-# block-size sweep; rows into results/<host>-cpu.csv.
-CPU_SIZES ?= 128 256 512 1000 1024 2048
-cpu: cpu/cpu_gemm
-	python3 scripts/cpu_compare.py --sizes "$(CPU_SIZES)"
-cpu-sweep: cpu/cpu_gemm
-	python3 scripts/cpu_compare.py --sweep
-
-# The transpose chapter: every variant at the text's 2048 x 1536 and at 8192 x 8192,
-# the table, rows into results/<device>-transpose.csv; and ncu's bank-conflict counters.
-transpose: transpose/transpose
-	python3 scripts/transpose_compare.py
-TRANSPOSE_NCU_METRICS := gpu__time_duration.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
-transpose-profile: transpose/transpose
-	@for v in naive shared shared_padded tiled32x8 copy_kernel; do echo "== $$v"; \
-	    ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics $(TRANSPOSE_NCU_METRICS) \
-	        ./transpose/transpose --rows 8192 --cols 8192 --iters 1 --variant $$v | grep -E "^    [a-z]"; done
-
-# Step 09's tile shapes: each built with -D flags and run at n = 1000 and 4096.
-warptile-sweep: all
-	python3 scripts/warptile_sweep.py
-
-# Step 10's configurations, each run through --config.
-config-sweep: all
-	python3 scripts/config_sweep.py
-
-# Everything the READMEs show, measured again here (scripts/reproduce.py): ONLY="parts"
-# runs some of it, SKIP="parts" leaves some out; the plan and its time come first.
-reproduce: all tile-programs versions obj/harness_test $(TEST_HELPERS)
-	python3 scripts/reproduce.py $(if $(ONLY),--only "$(ONLY)") $(if $(SKIP),--skip "$(SKIP)")
-
-# Charts into plots/ and the README tables, from results/, and the tensor-core chapter's
-# pictures (computed from the kernels' rules, no results). matplotlib where python3 can
-# import it, else a local virtual environment made once from plots/requirements.txt.
-PLOT_PYTHON = $(shell python3 -c 'import matplotlib' 2>/dev/null && echo python3 || echo .venv/bin/python)
-plots: plots-env
-	$(PLOT_PYTHON) plots/charts.py
-	$(PLOT_PYTHON) plots/tensor_pictures.py
-	python3 scripts/readme_tables.py
-plots-env:
-	@python3 -c 'import matplotlib' 2>/dev/null || $(MAKE) --no-print-directory .venv/installed
-.venv/installed: plots/requirements.txt
-	python3 -m venv .venv
-	.venv/bin/pip install -q -r plots/requirements.txt
-	touch $@
-
-# ncu with --clock-control none: the GPU runs at the clocks it would run at anyway,
-# as in every other measurement here. One launch, after the warm-up ones.
-STEP ?= 05
-NCU_N ?= 1000
-NCU_SECTIONS ?= # e.g. NCU_SECTIONS="--section WarpStateStats" adds ncu's stall reasons
-PROFILE_ARGS ?= # more options for the program, e.g. PROFILE_ARGS="--math tf32" with STEP=cublas
-# The set: time; bytes from DRAM, through L2, and asked of L1 by global loads; how
-# busy the SM, its L1/shared unit and its FMA pipe are; instructions and issue-slot
-# use; shared-memory wavefronts and bank conflicts; achieved occupancy; the tensor pipe's
-# busy cycles and its share of the instructions (steps 11-12, cuBLAS TF32, CUTLASS).
-NCU_METRICS := gpu__time_duration.sum,dram__bytes_read.sum,lts__t_bytes.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active
-profile: all
-	ncu --clock-control none --kernel-name regex:$(if $(filter cublas,$(STEP)),gemm,$(if $(filter cutlass,$(STEP)),Kernel,matmult_kernel)) \
-	    --launch-skip 1 --launch-count 1 --metrics $(NCU_METRICS) $(NCU_SECTIONS) \
-	    $(if $(filter cublas cutlass,$(STEP)),./$(STEP)/$(STEP),./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) \
-	    -n $(NCU_N) --reps 1 $(PROFILE_ARGS)
-
-# The launch configuration cuBLAS chose (grid, block, registers, shared memory).
-profile-launch: all
-	ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic \
-	    $(if $(filter cublas,$(STEP)),./cublas/cublas,./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) -n $(NCU_N) --reps 1
-
-# Step 04's lesson in counters: sectors per global-load request and DRAM bytes, with and
-# without cudaMallocPitch, at a sector-aligned width (1000) and unaligned ones.
-PITCH_METRICS := gpu__time_duration.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,lts__t_bytes.sum,dram__bytes_read.sum
-pitch-profile: all
-	@for n in 1000 1001 4001; do for p in step03_shared_row/step03 step04_pitch/step04; do \
-	    echo "\$$ $$p -n $$n"; ./$$p -n $$n --reps 20 | grep -E "Pitch|Kernel"; \
-	    ncu --clock-control none --kernel-name regex:matmult_kernel --launch-skip 1 --launch-count 1 \
-	        --metrics $(PITCH_METRICS) ./$$p -n $$n --reps 1 --check none 2>&1 | grep -E "^    [a-z]"; done; done
-
-# Every step at two sizes, the steps with several configurations (10-12) in each of them at
-# n = 300 on both input distributions, and step 12 on inputs with NaN and Inf (its safe split)
-# and on inputs at the ends of FP32's range (its scaled path).
-SANITIZE_SIZES ?= 17 100
-CONFIG_STEPS := step10_pipelined/step10 step11_tf32/step11 step12_3xtf32/step12
-configs_of = $(shell ./$(1) --config '?' 2>&1 | sed -n 's/.*expected one of \(.*\) (try --help)/\1/p' | tr -d ',')
-sanitize: all
-	@set -e; for p in $(PROGRAMS); do for n in $(SANITIZE_SIZES); do for tool in memcheck racecheck; do \
-	    echo "== $$tool $$p -n $$n"; \
-	    compute-sanitizer --tool $$tool --error-exitcode 9 ./$$p -n $$n --reps 1 --check full --csv; \
-	done; done; done; \
-	$(foreach p,$(CONFIG_STEPS),for c in $(call configs_of,$(p)); do for tool in memcheck racecheck; do \
-	    for d in uniform wide; do echo "== $$tool $(p) --config $$c -n 300 --dist $$d"; \
-	    compute-sanitizer --tool $$tool --error-exitcode 9 ./$(p) --config $$c -n 300 --dist $$d --reps 1 --csv; \
-	done; done; done;) \
-	python3 scripts/special_inputs.py obj/sanitize_special; \
-	for tool in memcheck racecheck; do echo "== $$tool step12 --load obj/sanitize_special (NaN, Inf: the safe split)"; \
-	    compute-sanitizer --tool $$tool --error-exitcode 9 ./step12_3xtf32/step12 --load obj/sanitize_special --reps 1 --csv; \
-	done; \
-	for tool in memcheck racecheck; do for d in subnormal huge; do \
-	    echo "== $$tool step12 -n 300 --dist $$d (scaled rows and columns)"; \
-	    compute-sanitizer --tool $$tool --error-exitcode 9 ./step12_3xtf32/step12 -n 300 --dist $$d --reps 1 --csv; \
-	done; done; \
-	for tool in memcheck racecheck; do echo "== $$tool transpose --rows 100 --cols 77"; \
-	    compute-sanitizer --tool $$tool --error-exitcode 9 ./transpose/transpose --rows 100 --cols 77 \
-	        --iters 1 --variant naive,shared,shared_padded,tiled32x8,copy,copy_kernel --csv; done; \
-	echo "compute-sanitizer: no errors"
-
-# One line per kernel and architecture: which kernel (demangled: step 10's template
-# arguments are its tile shape), its registers, spills and static shared memory.
-regs:
-	@for d in $(STEP_DIRS); do p=$$(echo $$d | cut -d_ -f1); \
-	    $(NVCC) $(NVCCFLAGS) -Xptxas -v -c $$d/$$p.cu -o /dev/null 2>&1 | c++filt | awk -v step=$$p ' \
-	    /Compiling entry function/ { k = $$0; sub(/.*function .(void )?/, "", k); sub(/\(.*/, "", k); \
-	                                 a = $$0; sub(/.* for ./, "", a); sub(/.$$/, "", a) } \
-	    /spill stores/ { spill = $$5 } \
-	    /Used [0-9]+ registers/ { smem = "0"; if (match($$0, /[0-9]+ bytes smem/)) smem = substr($$0, RSTART, RLENGTH - 11); \
-	        printf "%-7s %-7s %-46s %3d registers, %s bytes spilled, %s bytes static shared memory\n", \
-	               step, a, k, $$5, spill, smem }'; done
+# compare, the sweeps, reproduce, plots, profile, sanitize, regs: measure.mk.
+include measure.mk
 
 # The CUTLASS peer (tensor cores): its headers, its program and its tile sweep.
 include cutlass/cutlass.mk

@@ -123,6 +123,9 @@ static void print_usage(const char *program, const char *lesson)
            "                      that has several, instead of the best one that fits the GPU\n"
            "  --gpu-check         say in one line whether this GPU can run the program (and in\n"
            "                      which configuration at -n), then exit 0, or 4 if it cannot\n"
+           "  --describe          print what the program is (lesson, precision class, the GPUs and\n"
+           "                      architectures it needs and was built for, its configurations at\n"
+           "                      -n) as key=value lines, one block per --math, without a GPU\n"
            "  --help              show this help\n"
            "\n"
            "Environment: MATMUL_SMEM_LIMIT=BYTES (or 99K) caps the shared memory per block the\n"
@@ -144,7 +147,7 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
                 struct options *opt)
 {
     enum { OPT_REPS = 1000, OPT_SEED, OPT_CHECK, OPT_CSV, OPT_CSV_HEADER, OPT_BREAKDOWN,
-           OPT_SAVE, OPT_CONFIG, OPT_GPU_CHECK, OPT_DIST, OPT_LOAD, OPT_MATH, OPT_JUDGE, OPT_HELP };
+           OPT_SAVE, OPT_CONFIG, OPT_GPU_CHECK, OPT_DESCRIBE, OPT_DIST, OPT_LOAD, OPT_MATH, OPT_JUDGE, OPT_HELP };
     static const struct option longopts[] = {
         {"reps", required_argument, NULL, OPT_REPS},
         {"seed", required_argument, NULL, OPT_SEED},
@@ -155,6 +158,7 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
         {"save", required_argument, NULL, OPT_SAVE},
         {"config", required_argument, NULL, OPT_CONFIG},
         {"gpu-check", no_argument, NULL, OPT_GPU_CHECK},
+        {"describe", no_argument, NULL, OPT_DESCRIBE},
         {"dist", required_argument, NULL, OPT_DIST},
         {"load", required_argument, NULL, OPT_LOAD},
         {"math", required_argument, NULL, OPT_MATH},
@@ -215,6 +219,9 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
             break;
         case OPT_GPU_CHECK:
             opt->gpu_check = 1;
+            break;
+        case OPT_DESCRIBE:
+            opt->describe = 1;
             break;
         case OPT_DIST:
             opt->dist = parse_dist(program, optarg);

@@ -20,6 +20,7 @@ struct options {
     const char *save_dir;
     const char *config; /* --config NAME, or NULL: the harness chooses */
     int gpu_check;      /* --gpu-check: say whether this GPU can run the program, and exit */
+    int describe;       /* --describe: print step_info as key=value lines, and exit */
     int n_given;        /* -n was on the command line */
     int check_given;    /* --check was: otherwise the check depends on n (--load's n too) */
     enum input_dist dist;  /* --dist uniform|wide */

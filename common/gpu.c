@@ -147,6 +147,15 @@ void gpu_require(const char *program, const struct gpu_device *dev, int min_cc, 
     exit(EXIT_NO_FEATURE);
 }
 
+void gpu_require_exact(const char *program, const struct gpu_device *dev, int exact_cc, const char *needs)
+{
+    if (!exact_cc || dev->cc_major * 10 + dev->cc_minor == exact_cc)
+        return;
+    fprintf(stderr, "%s needs compute capability %d.%d exactly (%s); this GPU (%s) is %d.%d\n", program, exact_cc / 10,
+            exact_cc % 10, needs, dev->name, dev->cc_major, dev->cc_minor);
+    exit(EXIT_NO_FEATURE);
+}
+
 double gpu_run_total_ms(const struct gpu_run *run)
 {
     return run->alloc_ms + run->h2d_ms + run->kernel_ms + run->d2h_ms + run->free_ms;

@@ -55,6 +55,11 @@ void gpu_open(const char *program, struct gpu_device *dev);
  * EXIT_NO_FEATURE. min_cc 0: any CUDA GPU will do. */
 void gpu_require(const char *program, const struct gpu_device *dev, int min_cc, const char *needs);
 
+/* Code for one architecture's own instructions (sm_90a: wgmma, TMA) runs on that compute
+ * capability alone, not on newer GPUs: on any other, one line naming it and EXIT_NO_FEATURE.
+ * exact_cc 0: no such code. */
+void gpu_require_exact(const char *program, const struct gpu_device *dev, int exact_cc, const char *needs);
+
 /* Device matrices as the kernels see them: leading dimensions in elements. */
 struct dev_mats {
     const float *a;

@@ -1,5 +1,6 @@
-/* Host-side matrix helpers shared by every program: the article's generator,
- * a double-precision reference, the error comparison and .npy output. Plain C11. */
+/* Host-side matrix helpers shared by every program, in one header for three files:
+ * inputs.c makes the matrices, check.c compares a product with a double-precision
+ * reference, npy.c reads and writes .npy files. Plain C11. */
 #ifndef MATRIX_H
 #define MATRIX_H
 
@@ -10,12 +11,7 @@
 extern "C" {
 #endif
 
-/* Outputs are filled with this pattern before every run, on the host and on the
- * device (cudaMemset writes bytes, so every byte is POISON_BYTE), so an element the
- * kernel never wrote is caught. 0xffffffff is a NaN no arithmetic produces: the
- * GPU's own NaN is 0x7fffffff. */
-#define POISON_BYTE 0xff
-#define POISON_BITS 0xffffffffu
+/* ---- inputs.c: the matrices a program multiplies ---- */
 
 /* Fill an n x n row-major matrix (leading dimension lda) with the article's values:
  * uniform in [0, 1) plus a tiny term. Same seed, same matrix, on every machine. */
@@ -42,6 +38,19 @@ void matgen_wide(float *a, size_t lda, int rows, int cols, uint64_t *state);
 void matgen_dist(enum input_dist dist, char which, float *a, size_t lda, int rows, int cols, uint64_t *state);
 const char *dist_name(enum input_dist dist);
 const char *dist_description(enum input_dist dist); /* "+-m * 2^e, e in -8..8" */
+
+/* The seeded generator behind matgen (SplitMix64): 31 random bits, like rand(). check.c
+ * draws the rows of a sampled check from it too. */
+uint32_t rand31(uint64_t *state);
+
+/* ---- check.c: the reference, the comparison with it and the precision classes ---- */
+
+/* Outputs are filled with this pattern before every run, on the host and on the
+ * device (cudaMemset writes bytes, so every byte is POISON_BYTE), so an element the
+ * kernel never wrote is caught. 0xffffffff is a NaN no arithmetic produces: the
+ * GPU's own NaN is 0x7fffffff. */
+#define POISON_BYTE 0xff
+#define POISON_BITS 0xffffffffu
 
 void poison_mat(float *c, size_t count);
 int is_poison(float x);
@@ -142,6 +151,8 @@ enum precision_class { PRECISION_FP32, PRECISION_TF32 };
 double precision_bound(enum precision_class precision, int compensated, int k);
 const char *precision_name(enum precision_class precision);
 
+/* ---- npy.c: NumPy .npy files, for --save and --load ---- */
+
 /* Write a float32 (rows, cols) row-major matrix as a NumPy .npy file (format 1.0). 0 on success. */
 int save_npy(const char *path, const float *m, int rows, int cols);
 /* Read a .npy file holding a 2-D float32 array in C order (what save_npy and NumPy's
@@ -152,9 +163,6 @@ int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_
 /* DIR/a.npy and DIR/b.npy, both n x n float32: 0 with *n set; -1 with one line in err naming
  * the file and what is wrong with it (also two sizes that differ, or a matrix not square). */
 int load_npy_pair(const char *dir, float **a, float **b, int *n, char *err, size_t errlen);
-
-/* The seeded generator behind matgen (SplitMix64): 31 random bits, like rand(). */
-uint32_t rand31(uint64_t *state);
 
 #ifdef __cplusplus
 }

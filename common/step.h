@@ -35,6 +35,9 @@ struct step_math {
 struct step_info {
     const char *program; /* "step05" */
     const char *lesson;  /* a few words: what this step changes */
+    /* Where it sits: "article" (the 2008 tutorial's steps), "cuda-cores", "tensor-cores",
+     * or "reference" (cuBLAS, CUTLASS). Tables and charts group the programs by it. */
+    const char *chapter;
     int compensated;     /* 1 if the kernel uses Kahan summation */
     /* Dynamic shared memory one block needs at size n, or NULL when none. */
     size_t (*dynamic_smem_bytes)(int n);
@@ -42,6 +45,10 @@ struct step_info {
      * 0 and NULL: any CUDA GPU. Below it the program says so and exits 4. */
     int min_cc;
     const char *needs;
+    /* Nonzero for a program built for one architecture's own instructions (90: sm_90a,
+     * Hopper's wgmma and TMA), which no other GPU has, newer ones included: on any other
+     * the program says so (needs) and exits 4. */
+    int exact_cc;
     /* Several configurations: the ones to try at size n, best first, and how many; NULL
      * when the step has one. */
     int (*configs)(int n, const struct step_config **list);
@@ -52,6 +59,17 @@ struct step_info {
     const struct step_math *maths;
 };
 extern const struct step_info step_info;
+
+/* The GPU architectures the program's kernels were built for ("sm_80 sm_90 compute_90"):
+ * the Makefile passes them to nvcc as STEP_ARCHS; --describe prints them. */
+#ifdef __CUDACC__
+#ifndef STEP_ARCHS
+#define STEP_ARCHS "not recorded (built without the Makefile)"
+#endif
+extern "C" const char step_archs[] = STEP_ARCHS;
+#else
+extern const char step_archs[];
+#endif
 
 /* The arithmetic --math chose (the list's first by default; NULL for a program without). */
 extern const struct step_math *step_math;

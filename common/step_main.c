@@ -170,6 +170,51 @@ static void save_all(const char *program, const char *dir, const float *a, const
     }
 }
 
+/* One block of key=value lines for a program and one of its arithmetics (m, or NULL for
+ * the program's only one): what the scripts and tests ask instead of keeping lists. */
+static void describe_block(const struct step_math *m, int n)
+{
+    printf("row=%s\n", m ? m->row_name : step_info.program);
+    printf("program=%s\n", step_info.program);
+    printf("math=%s\n", m ? m->name : "");
+    printf("lesson=%s\n", m ? m->lesson : step_info.lesson);
+    printf("chapter=%s\n", step_info.chapter ? step_info.chapter : "");
+    printf("precision=%s\n", precision_name(m ? m->precision : step_info.precision));
+    printf("compensated=%d\n", step_info.compensated);
+    const int min_cc = m && m->min_cc > step_info.min_cc ? m->min_cc : step_info.min_cc;
+    printf("min_cc=%d.%d\n", min_cc / 10, min_cc % 10);
+    if (step_info.exact_cc)
+        printf("exact_cc=%d.%d\n", step_info.exact_cc / 10, step_info.exact_cc % 10);
+    else
+        printf("exact_cc=\n");
+    printf("needs=%s\n", m && m->needs ? m->needs : step_info.needs ? step_info.needs : "");
+    printf("archs=%s\n", step_archs);
+    printf("configs=");
+    if (step_info.configs) {
+        const struct step_config *list;
+        const int count = step_info.configs(n, &list);
+        for (int i = 0; i < count; i++)
+            printf("%s%s", i ? " " : "", list[i].name);
+    }
+    printf("\nconfig_legend=%s\n", step_info.config_legend ? step_info.config_legend : "");
+}
+
+/* --describe: every arithmetic's block (or the one --math named), blank lines between. */
+static void describe(const struct options *opt)
+{
+    if (!step_info.maths) {
+        describe_block(NULL, opt->n);
+        return;
+    }
+    for (const struct step_math *m = step_info.maths; m->name; m++) {
+        if (opt->math && m != step_math)
+            continue;
+        printf("%s", m == step_info.maths || opt->math ? "" : "\n");
+        step_math = m; /* a program's configurations may depend on its arithmetic */
+        describe_block(m, opt->n);
+    }
+}
+
 #define CSV_HEADER "program,n,device,kernel_ms,gflops,total_ms,max_rel_err,avg_rel_err," \
                    "e2e_gflops,alloc_ms,h2d_ms,kernel_e2e_ms,d2h_ms,free_ms,reps,check," \
                    "rows_checked,tolerance,status,config,smem_bytes,smem_limit,dist,precision," \
@@ -183,6 +228,10 @@ int main(int argc, char **argv)
     choose_math(program, &opt);
     if (step_math)
         program = step_math->row_name;
+    if (opt.describe) {
+        describe(&opt);
+        return EXIT_PASS;
+    }
     const char *lesson = step_math ? step_math->lesson : step_info.lesson;
     const enum precision_class precision = step_math ? step_math->precision : step_info.precision;
     const enum precision_class judged = opt.judge >= 0 ? (enum precision_class)opt.judge : precision;
@@ -195,10 +244,14 @@ int main(int argc, char **argv)
 
     struct gpu_device dev;
     gpu_open(program, &dev);
-#ifdef FORCE_MIN_CC /* the tests' way to see the "lacks a feature" path on any GPU */
+#ifdef FORCE_MIN_CC /* the tests' way to see the "lacks a feature" paths on any GPU */
     gpu_require(program, &dev, FORCE_MIN_CC, "FORCE_MIN_CC, a test build");
 #endif
+#ifdef FORCE_EXACT_CC
+    gpu_require_exact(program, &dev, FORCE_EXACT_CC, "FORCE_EXACT_CC, a test build");
+#endif
     gpu_require(program, &dev, step_info.min_cc, step_info.needs);
+    gpu_require_exact(program, &dev, step_info.exact_cc, step_info.needs);
     if (step_math && step_math->min_cc)
         gpu_require(program, &dev, step_math->min_cc, step_math->needs);
     choose_config(program, n, named, &dev);

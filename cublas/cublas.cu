@@ -10,13 +10,19 @@
 /* FP32 first: the default, and the ceiling of the fp32-class steps; TF32 is the ceiling of
  * the tensor-core steps (CUBLAS_COMPUTE_32F_FAST_TF32: inputs rounded to TF32, FP32 sums). */
 static const struct step_math maths[] = {
-    {"fp32", "cublas", PRECISION_FP32, "cuBLAS SGEMM (FP32, default math): the ceiling"},
-    {"tf32", "cublas_tf32", PRECISION_TF32, "cuBLAS SGEMM on TF32 tensor cores: the tensor-core ceiling", 80,
-     "TF32 tensor cores; below it cuBLAS would compute in FP32"},
-    {NULL},
+    {.name = "fp32", .row_name = "cublas", .precision = PRECISION_FP32,
+     .lesson = "cuBLAS SGEMM, FP32 (the ceiling)"},
+    {.name = "tf32", .row_name = "cublas_tf32", .precision = PRECISION_TF32,
+     .lesson = "cuBLAS on TF32 tensor cores (the TF32 ceiling)",
+     .min_cc = 80, .needs = "TF32 tensor cores; below it cuBLAS would compute in FP32"},
+    {.name = NULL},
 };
-const struct step_info step_info = {"cublas", "cuBLAS SGEMM (FP32 default math, or TF32 tensor cores)", 0, NULL, 0,
-                                    NULL, NULL, NULL, PRECISION_FP32, maths};
+const struct step_info step_info = {
+    .program = "cublas",
+    .lesson = "cuBLAS SGEMM (FP32 default math, or TF32 tensor cores)",
+    .chapter = "reference",
+    .maths = maths,
+};
 
 static void cublas_check(cublasStatus_t status, const char *what, int line)
 {

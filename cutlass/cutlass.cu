@@ -15,9 +15,11 @@
 
 enum { MATH_TF32, MATH_3XTF32 };
 static const struct step_math maths[] = {
-    {"tf32", "cutlass_tf32", PRECISION_TF32, "CUTLASS TF32 tensor cores (mma.sync)"},
-    {"3xtf32", "cutlass_3xtf32", PRECISION_FP32, "CUTLASS 3xTF32: FP32-accurate tensor cores"},
-    {NULL, NULL, PRECISION_FP32, NULL}};
+    {.name = "tf32", .row_name = "cutlass_tf32", .precision = PRECISION_TF32,
+     .lesson = "CUTLASS TF32, mma.sync (the peer)"},
+    {.name = "3xtf32", .row_name = "cutlass_3xtf32", .precision = PRECISION_FP32,
+     .lesson = "CUTLASS 3xTF32, mma.sync (the peer)"},
+    {.name = NULL}};
 
 /* The kernel of one configuration and arithmetic. A, B and C are row-major FP32, as the
  * harness keeps them, and the accumulators FP32. Sm80 is the architecture the kernel is
@@ -88,16 +90,17 @@ static int cutlass_configs(int n, const struct step_config **list)
     return sizeof tf32_list / sizeof *tf32_list;
 }
 
-const struct step_info step_info = {"cutlass",
-                                    "CUTLASS tensor-core SGEMM (mma.sync): the peer",
-                                    0,
-                                    NULL,
-                                    80,
-                                    "TF32 tensor cores (mma.sync)",
-                                    cutlass_configs,
-                                    "threadblock BM x BN x BK _ warp WM x WN x BK / stages",
-                                    PRECISION_TF32,
-                                    maths};
+const struct step_info step_info = {
+    .program = "cutlass",
+    .lesson = "CUTLASS tensor-core SGEMM (mma.sync): the peer",
+    .chapter = "reference",
+    .min_cc = 80,
+    .needs = "TF32 tensor cores (mma.sync)",
+    .configs = cutlass_configs,
+    .config_legend = "threadblock BM x BN x BK _ warp WM x WN x BK / stages",
+    .precision = PRECISION_TF32,
+    .maths = maths,
+};
 
 static void cutlass_check(cutlass::Status status, const char *what, int line)
 {

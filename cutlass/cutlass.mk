@@ -57,8 +57,8 @@ endif
 CUTLASS_NVCCFLAGS := $(subst $(ARCH_FLAGS),$(CUTLASS_ARCH_FLAGS),$(NVCCFLAGS)) -std=c++17 -isystem $(CUTLASS_INCLUDE)
 
 obj/cutlass.o: cutlass/cutlass.cu $(HEADERS) $(ARCH_STAMP) $(CUTLASS_MARKER) | obj
-	$(NVCC) $(CUTLASS_NVCCFLAGS) -c $< -o $@
-cutlass/cutlass: obj/cutlass.o $(COMMON_OBJ)
+	$(NVCC) $(CUTLASS_NVCCFLAGS) -DSTEP_ARCHS='"$(call archs_of,$(CUTLASS_ARCH_FLAGS))"' -c $< -o $@
+cutlass/cutlass: obj/cutlass.o $(HARNESS)
 	$(NVCC) $(CUTLASS_ARCH_FLAGS) -o $@ $^ $(LDLIBS)
 
 # make all builds it only where the headers already are: it must never need the network.

@@ -11,7 +11,6 @@ Usage: scripts/compare.py [--sizes "1000 4096"] [--reps R] [--programs "step01 .
                           rowscale mixed huge)
 """
 import argparse
-import datetime
 import os
 import sys
 
@@ -19,33 +18,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
 
 
-def positive_int(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' is not >= 1")
-    return v
-
-
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="compare.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", default="1000 4096", help="matrix sizes, space-separated (default: 1000 4096)")
-    p.add_argument("--reps", type=positive_int, default=10, help="timed kernel launches per run (default 10)")
-    p.add_argument("--programs", default=" ".join(ladder.LADDER), help="programs to run (default: all)")
+    p.add_argument("--sizes", type=ladder.sizes_arg, default="1000 4096",
+                   help="matrix sizes, space-separated (default: 1000 4096)")
+    p.add_argument("--reps", type=ladder.positive_int, default=10, help="timed kernel launches per run (default 10)")
+    p.add_argument("--programs", help="programs to run (default: every one built here: each step folder's, cuBLAS's "
+                   "rows, and CUTLASS's where it is built)")
     p.add_argument("--dists", default=" ".join(ladder.DISTS), help="input distributions (default: uniform wide)")
     p.add_argument("--reported", default="", help="programs whose FAIL is recorded and reported, not an error "
                    "(a peer on inputs it is not made for)")
     p.add_argument("--results", default=os.path.join(ladder.ROOT, "results"), help="results folder")
+    p.add_argument("--list", action="store_true", help="list the programs it would run, with their lessons, "
+                   "and stop (no GPU needed)")
     a = p.parse_args(argv)
-    try:
-        a.sizes = [positive_int(s) for s in a.sizes.split()]
-    except argparse.ArgumentTypeError as err:
-        p.error(f"bad --sizes: {err}")
-    if not a.sizes:
-        p.error("--sizes is empty")
-    a.programs = a.programs.split()
+    found = ladder.discover()
+    a.programs = a.programs.split() if a.programs is not None else list(found)
     unknown = [x for x in a.programs if x not in ladder.LADDER]
     if unknown:
         p.error(f"unknown program '{unknown[0]}' (known: {' '.join(ladder.LADDER)})")
@@ -77,18 +65,19 @@ def fmt_table(rows, n, dist):
                      f"{base / k:.2f}" if base else "", f"{100 * float(r['gflops']) / ceiling:.1f}" if ceiling else "",
                      f"{float(r['total_ms']):.2f}", f"{float(r['max_rel_err']):.2e}", f"{float(r['avg_rel_err']):.2e}",
                      f"{float(r['max_comp_err']):.2e}", f"{r['precision']} {r['status']}", r.get("config") or ""])
-    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
-    line = lambda cells: "  ".join(c.ljust(w) if i < 2 or i == len(head) - 1 else c.rjust(w)
-                                   for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(b) for b in body])
+    return ladder.text_table(head, body, left=(0, 1, len(head) - 1))
 
 
 def main(argv):
     a = parse_args(argv)
-    device, info = ladder.gpu_info()
+    if a.list:
+        for prog in a.programs:
+            d = ladder.PROGRAMS[prog]
+            print(f"{prog:16s} {d['precision']}  {' '.join(ladder.program_command(prog)):32s} {d['lesson']}")
+        return 0
+    device = ladder.require_gpu("compare")
     if device is None:
-        print(f"compare: no GPU to run on: {info}", file=sys.stderr)
-        return 3
+        return ladder.EXIT_NO_GPU
     total = len(a.sizes) * len(a.programs) * len(a.dists)
     rows, failed, reported, skipped, i = [], [], [], {}, 0
     for n in a.sizes:
@@ -97,20 +86,18 @@ def main(argv):
             cmd = ladder.program_command(prog) + ["-n", str(n), "--dist", dist, "--reps", str(a.reps), "--csv"]
             print(f"[{i:2d}/{total}] {prog} n={n} {dist} ...", end=" ", flush=True)
             r, code, err = ladder.run_csv(cmd)
-            if code == ladder.EXIT_NO_FEATURE:  # this GPU lacks what the step needs: skip, saying why
-                skipped[prog] = err
-                print(f"skipped: {skipped[prog]}")
-                rows.append({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
-                             "command": " ".join(cmd), "program": prog, "n": str(n), "device": device,
-                             "dist": dist, "status": f"skipped: {skipped[prog]}"})
+            why = ladder.skip_reason(code, err)
+            if why:  # recorded, so that the tables say why the program has no figures on this GPU
+                skipped[prog] = why
+                print(f"skipped: {why}")
+                rows.append(ladder.result_row(cmd, {"program": prog, "n": str(n), "device": device, "dist": dist,
+                                                    "status": f"skipped: {why}"}))
                 continue
             if r is None:
                 print(f"exit {code}: {err}")
                 failed.append(" ".join(cmd))
                 continue
-            r["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
-            r["command"] = " ".join(cmd)
-            rows.append(r)
+            rows.append(ladder.result_row(cmd, r))
             if code == 1 and prog in a.reported:
                 reported.append(" ".join(cmd))
             elif code == 1:
@@ -119,13 +106,12 @@ def main(argv):
                   f"max rel err {float(r['max_rel_err']):.2e}, comp err {float(r['max_comp_err']):.2e}, "
                   f"{r['precision']} {r['status']}"
                   + (f", config {r['config']}" if r["config"] else ""), flush=True)
-    path = os.path.join(a.results, ladder.slug(device) + ".csv")
-    if rows:
-        ladder.merge_results(path, rows)
+    recorded = ladder.record(os.path.join(a.results, ladder.slug(device) + ".csv"), rows)
+    ladder.record_catalogue([ladder.PROGRAMS[p] for p in a.programs], os.path.join(a.results, "programs.csv"))
     for n in a.sizes:
         for dist in a.dists:
             print(f"\n{device}, n = {n}, {dist} inputs\n" + fmt_table(rows, n, dist))
-    print(f"\nrows recorded in {os.path.relpath(path, ladder.ROOT)}")
+    print(f"\n{recorded}")
     for prog, why in skipped.items():
         print(f"skipped {prog}: {why}")
     if reported:

@@ -8,10 +8,7 @@ configuration of the step's list that fits).
 Usage: scripts/config_sweep.py [--sizes "1000 2048 4096 8192"] [--reps R] [--programs "step10 step11"]
 """
 import argparse
-import datetime
 import os
-import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -22,60 +19,44 @@ COLUMNS = ["date", "command", "program", "config", "smem_bytes", "n", "device", 
 KEY = ("program", "config", "n", "device")
 
 
-def configs_of(program):
-    """The configuration names a program lists when --config gets one it does not know."""
-    p = subprocess.run(ladder.program_command(program) + ["--config", "?"], cwd=ladder.ROOT, capture_output=True,
-                       text=True)
-    m = re.search(r"expected one of (.*) \(try --help\)", p.stderr)
-    return m.group(1).split(", ") if m else []
-
-
 def main(argv):
     ap = argparse.ArgumentParser(prog="config_sweep.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default="1000 2048 4096 8192")
-    ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--programs", default="step10 step11 step12 cutlass_tf32 cutlass_3xtf32")
+    ap.add_argument("--sizes", type=ladder.sizes_arg, default="1000 2048 4096 8192")
+    ap.add_argument("--reps", type=ladder.positive_int, default=10)
+    ap.add_argument("--programs", help="default: every program built here that has several configurations")
     a = ap.parse_args(argv)
-    try:
-        sizes = [int(s) for s in a.sizes.split()]
-    except ValueError:
-        ap.error("--sizes: whole numbers")
-    if a.reps < 1 or not sizes or min(sizes) < 1:
-        ap.error("sizes and --reps must be >= 1")
-    device, info = ladder.gpu_info()
+    device = ladder.require_gpu("config-sweep")
     if device is None:
-        print(f"config-sweep: no GPU to run on: {info}", file=sys.stderr)
         return ladder.EXIT_NO_GPU
+    found = ladder.discover()
+    programs = a.programs.split() if a.programs else [p for p, d in found.items() if d["configs"]]
     rows, failed = [], 0
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
-    for prog in a.programs.split():
-        if prog not in ladder.LADDER:
-            ap.error(f"unknown program '{prog}'")
-        if not os.path.exists(os.path.join(ladder.ROOT, ladder.program_path(prog))):
-            print(f"{prog}: skipped: {ladder.program_path(prog)} is not built")
-            continue
-        for config in configs_of(prog):
-            for n in sizes:
+    stamp = ladder.now_stamp()
+    for prog in programs:
+        if prog not in found:
+            ap.error(f"unknown program '{prog}' (built here: {' '.join(found)})")
+        for config in found[prog]["configs"]:
+            for n in a.sizes:
                 cmd = ladder.program_command(prog) + ["-n", str(n), "--reps", str(a.reps), "--csv", "--config", config]
                 r, code, err = ladder.run_csv(cmd)
-                if code in (ladder.EXIT_NO_FEATURE, 2):  # this GPU cannot run it, or it does not fit
-                    print(f"{prog} {config:14s} n={n:5d}: skipped: {err}")
+                why = ladder.skip_reason(code, err, too_big=True)  # too big: the configuration does not fit
+                if why:
+                    print(f"{prog} {config:14s} n={n:5d}: skipped: {why}")
                     continue
                 if r is None:
                     print(f"{prog} {config} n={n}: exit {code}: {err}", file=sys.stderr)
                     failed += 1
                     continue
                 failed += code
-                rows.append({"date": stamp, "command": " ".join(cmd), "program": prog, "config": config,
-                             "smem_bytes": r["smem_bytes"], "n": n, "device": r["device"],
-                             "kernel_ms": r["kernel_ms"], "gflops": r["gflops"], "max_rel_err": r["max_rel_err"],
-                             "status": r["status"], "max_comp_err": r["max_comp_err"]})
+                rows.append(ladder.result_row(cmd, {
+                    "program": prog, "config": config, "smem_bytes": r["smem_bytes"], "n": n, "device": r["device"],
+                    "kernel_ms": r["kernel_ms"], "gflops": r["gflops"], "max_rel_err": r["max_rel_err"],
+                    "status": r["status"], "max_comp_err": r["max_comp_err"]}, stamp))
                 print(f"{prog} {config:22s} {int(r['smem_bytes']):7d} bytes n={n:5d} {float(r['kernel_ms']):9.3f} ms "
                       f"{float(r['gflops']):8.0f} GFLOPS {r['status']}", flush=True)
-    path = os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-config-sweep.csv")
     if rows:
-        ladder.merge_results(path, rows, COLUMNS, KEY)
-        print(f"rows recorded in {os.path.relpath(path, ladder.ROOT)}")
+        print(ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-config-sweep.csv"), rows,
+                            COLUMNS, KEY))
     return 1 if failed else 0
 
 

@@ -14,7 +14,6 @@ Usage: scripts/cpu_compare.py [--sizes "128 256 512 1000 1024 2048"] [--threads 
                               [--reps R] [--sweep]
 """
 import argparse
-import datetime
 import os
 import subprocess
 import sys
@@ -22,17 +21,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
 
-EXE = os.path.join("cpu", "cpu_gemm")
+EXE = ladder.CPU_GEMM
 PROGRAM_COLUMNS = ["program", "n", "threads", "block", "isa", "host", "cpus", "ms", "gflops", "max_rel_err",
                    "avg_rel_err", "reps", "check", "tolerance", "status"]
 COLUMNS = ["date", "command", "compiler", "openblas"] + PROGRAM_COLUMNS
 KEY = ("program", "n", "threads", "block", "isa", "host")
 SINGLE = "baseline,avx,avx_blocked,avx_blocked_bt,packed,openblas"
-
-
-def features():
-    p = subprocess.run([EXE, "--features"], cwd=ladder.ROOT, capture_output=True, text=True, check=True)
-    return dict(line.split("=", 1) for line in p.stdout.strip().splitlines())
 
 
 def compiler():
@@ -49,9 +43,8 @@ def run(args, feats, stamp, rows):
         return False
     lines = [l for l in p.stdout.strip().splitlines() if l and not l.startswith("program,")]
     for line in lines:
-        r = dict(zip(PROGRAM_COLUMNS, line.split(",")))
-        r.update(date=stamp, command=" ".join(cmd[:-1] + ["--csv"]), compiler=compiler_name,
-                 openblas=feats.get("openblas_config", "").replace(",", " "))
+        r = ladder.result_row(cmd[:-1] + ["--csv"], dict(zip(PROGRAM_COLUMNS, line.split(","))), stamp)
+        r.update(compiler=compiler_name, openblas=feats.get("openblas_config", "").replace(",", " "))
         rows.append(r)
         print(f"  {r['program']:15s} n={r['n']:5s} threads={r['threads']:3s} isa={r['isa']:8s} "
               f"{float(r['ms']):10.3f} ms {float(r['gflops']):8.2f} GFLOPS  {r['status']}", flush=True)
@@ -78,33 +71,28 @@ def table(rows, sizes):
 def main(argv):
     global compiler_name
     ap = argparse.ArgumentParser(prog="cpu_compare.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default="128 256 512 1000 1024 2048")
-    ap.add_argument("--threads", type=int, default=os.cpu_count())
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--sizes", type=ladder.sizes_arg, default="128 256 512 1000 1024 2048")
+    ap.add_argument("--threads", type=ladder.positive_int, default=os.cpu_count())
+    ap.add_argument("--reps", type=ladder.positive_int, default=5)
     ap.add_argument("--sweep", action="store_true", help="the block-size sweep instead of the comparison")
     ap.add_argument("--phase", choices=("all", "single", "threads"), default="all",
                     help="only the single-threaded or only the all-cores phases (default all)")
     a = ap.parse_args(argv)
-    try:
-        sizes = [int(s) for s in a.sizes.split()]
-    except ValueError:
-        ap.error("--sizes: whole numbers")
-    if not sizes or min(sizes) < 1 or a.threads < 1 or a.reps < 1:
-        ap.error("sizes, --threads and --reps must be >= 1")
+    sizes = a.sizes
+    if a.sweep and sizes == ladder.sizes_arg(ap.get_default("sizes")):
+        sizes = [1024, 2048]  # the lab's, unless other sizes were asked for
     if not os.path.exists(os.path.join(ladder.ROOT, EXE)):
         print(f"cpu_compare: {EXE} is not built (make cpu/cpu_gemm)", file=sys.stderr)
         return 2
-    feats = features()
+    feats = ladder.cpu_features()
     compiler_name = compiler()
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    stamp = ladder.now_stamp()
     sz = [x for n in sizes for x in ("-n", str(n))]
     reps = ["--reps", str(a.reps)]
     rows, ok = [], True
     print(f"{feats['cpu']} ({feats['cpus']} CPUs), micro-kernel {feats['packed_isa']}, {compiler_name}, "
           f"{feats['openblas_config']}")
     if a.sweep:
-        sizes = [1024, 2048] if a.sizes == ap.get_default("sizes") else sizes
-        sz = [x for n in sizes for x in ("-n", str(n))]
         for block in (8, 16, 32, 64, 128, 256, 512, 1024):
             ok &= run(["--variant", "avx_blocked", "--block", str(block), "--check", "sample"] + sz + reps, feats,
                       stamp, rows)
@@ -118,10 +106,8 @@ def main(argv):
             ok &= run(["--variant", "packed_omp", "--threads", str(a.threads)] + sz + reps, feats, stamp, rows)
             if feats["openblas"] == "1":
                 ok &= run(["--variant", "openblas", "--threads", str(a.threads)] + sz + reps, feats, stamp, rows)
-    slug = ladder.slug(f"{feats['cpu']} {feats['cpus']} cpus")
-    path = os.path.join(ladder.ROOT, "results", f"{slug}-cpu.csv")
-    if rows:
-        ladder.merge_results(path, rows, COLUMNS, KEY)
+    recorded = ladder.record(os.path.join(ladder.ROOT, "results", f"{ladder.host_slug(feats)}-cpu.csv"), rows,
+                             COLUMNS, KEY)
     if not a.sweep:
         print(table(rows, sizes))
     else:
@@ -130,7 +116,7 @@ def main(argv):
             print(f"n = {n}: " + "  ".join(f"{r['block']}: {float(r['ms']):.1f}" for r in rows if int(r["n"]) == n))
     if feats["openblas"] != "1":
         print("\nOpenBLAS is not built in: install libopenblas-dev (Debian/Ubuntu) and rebuild for the ceiling.")
-    print(f"\nrows recorded in {os.path.relpath(path, ladder.ROOT)}")
+    print(f"\n{recorded}")
     return 0 if ok else 1
 
 

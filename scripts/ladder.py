@@ -1,6 +1,13 @@
-"""What the scripts share: the ladder's programs and lessons, the device slug, and the
-results CSV with its replace-by-key rule. Standard library only."""
+"""What the scripts share: the ladder's programs and lessons, the device and host slugs, the
+results CSV with its replace-by-key rule, the shared-memory caps of smaller GPUs, and the
+runner scripts' common steps (their options, the GPU check, the rows they record, the skips,
+the table). Standard library only.
+
+Usage: scripts/ladder.py caps   (the caps' byte values, one per line, for the Perl tests)
+"""
+import argparse
 import csv
+import datetime
 import os
 import re
 import subprocess
@@ -8,31 +15,116 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# program -> (folder, lesson in a few words)
-LADDER = {
-    "step01": ("step01_naive", "naive: one thread per element"),
-    "step02": ("step02_kahan", "Kahan summation"),
-    "step03": ("step03_shared_row", "row of A in shared memory"),
-    "step04": ("step04_pitch", "cudaMallocPitch"),
-    "step05": ("step05_tiled", "16x16 shared-memory tiles"),
-    "step06": ("step06_padded", "padded allocation, no bounds checks"),
-    "step07": ("step07_regtile", "register tiling, 8x8 per thread (no Kahan)"),
-    "step08": ("step08_vectorized", "float4 loads, A transposed in shared"),
-    "step09": ("step09_warptile", "warp tiling, conflict-free fragments"),
-    "step10": ("step10_pipelined", "cp.async pipeline, 4 stages"),
-    "step11": ("step11_tf32", "TF32 tensor cores, mma.sync"),
-    "step12": ("step12_3xtf32", "3xTF32: FP32 accuracy on tensor cores"),
-    "cublas": ("cublas", "cuBLAS SGEMM, FP32 (the ceiling)"),
-    "cublas_tf32": ("cublas", "cuBLAS on TF32 tensor cores (the TF32 ceiling)"),
-    "cutlass_tf32": ("cutlass", "CUTLASS TF32, mma.sync (the peer)"),
-    "cutlass_3xtf32": ("cutlass", "CUTLASS 3xTF32, mma.sync (the peer)"),
-}
-STEPS = [p for p in LADDER if p.startswith("step")]
-# Rows of one program run with --math: row name -> (binary, --math value).
-MATH_ROWS = {"cublas_tf32": ("cublas", "tf32"), "cutlass_tf32": ("cutlass", "tf32"),
-             "cutlass_3xtf32": ("cutlass", "3xtf32")}
-# The tensor-core chapter: its steps are judged against these ceilings and peers.
-TENSOR_STEPS = ["step11", "step12"]
+# The programs are found, not listed: every step folder stepNN_name holds a program stepNN
+# (the Makefile builds it), and cublas/ and cutlass/ hold the references. Each program says
+# what it is (--describe: one block of key=value lines per arithmetic, --math); the rows it
+# gives are the names in the results ("cublas_tf32": cublas/cublas --math tf32).
+# The descriptions of the programs measured are kept beside the measurements, in
+# results/programs.csv, so that the charts and tables need no build.
+CATALOGUE = os.path.join(ROOT, "results", "programs.csv")
+CATALOGUE_COLUMNS = ["row", "program", "binary", "math", "math_index", "folder", "lesson", "chapter", "precision",
+                     "compensated", "min_cc", "exact_cc", "needs"]
+REFERENCE_BINARIES = ["cublas/cublas", "cutlass/cutlass"]
+OPTIONAL_BINARIES = {"cutlass/cutlass": "cutlass/cutlass is not built (make cutlass fetches its headers)"}
+
+
+def step_binaries():
+    """step01_naive/step01, ...: one per step folder, in the ladder's order."""
+    folders = sorted(d for d in os.listdir(ROOT) if re.fullmatch(r"step\d\d_\w+", d)
+                     and os.path.isdir(os.path.join(ROOT, d)))
+    return [f"{d}/{d.split('_')[0]}" for d in folders]
+
+
+def describe(binary, n=None):
+    """A program's --describe blocks, each a dict (its keys: common/step_main.c), plus the
+    binary and its folder. Raises OSError when the program is not built."""
+    cmd = [os.path.join(ROOT, binary), "--describe"] + (["-n", str(n)] if n else [])
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise OSError(f"{binary} --describe exited {p.returncode}: {p.stderr.strip()}")
+    blocks = []
+    for i, text in enumerate(p.stdout.strip().split("\n\n")):
+        d = dict(line.split("=", 1) for line in text.splitlines())
+        d.update(binary=binary, folder=os.path.dirname(binary), math_index=str(i))
+        d["configs"] = d.get("configs", "").split()
+        blocks.append(d)
+    return blocks
+
+
+def order_key(d):
+    """Steps by number, then the references, each in the order its arithmetics are declared."""
+    return (0 if d["program"].startswith("step") else 1, d["binary"], int(d.get("math_index") or 0))
+
+
+def discover(n=None, built_only=False):
+    """Every program built here, described: {row: description}, in the ladder's order. A step
+    or cuBLAS that is not built ends the script (run make), unless built_only; CUTLASS is
+    optional. A script that records measurements records these beside them
+    (record_catalogue)."""
+    found = {}
+    for binary in step_binaries() + REFERENCE_BINARIES:
+        if (binary in OPTIONAL_BINARIES or built_only) and not os.path.exists(os.path.join(ROOT, binary)):
+            continue
+        try:
+            blocks = describe(binary, n)
+        except OSError as err:
+            raise SystemExit(f"{err} (run make first)")
+        found.update((d["row"], d) for d in blocks)
+    _load(found)
+    return found
+
+
+def read_catalogue(path=CATALOGUE):
+    """The recorded descriptions, {row: description}, in the ladder's order."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {r["row"]: r for r in sorted(rows, key=order_key)}
+
+
+def record_catalogue(descriptions, path=CATALOGUE):
+    """Merge descriptions into results/programs.csv: each row replaces its old description."""
+    new = list(descriptions)
+    names = {d["row"] for d in new}
+    rows = [r for r in read_catalogue(path).values() if r["row"] not in names] + new
+    rows.sort(key=order_key)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CATALOGUE_COLUMNS, extrasaction="ignore", lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(path + ".tmp", path)
+
+
+def _load(programs):
+    """Set the module's views of a set of descriptions (the catalogue's, or discover()'s)."""
+    global PROGRAMS, LADDER, STEPS, MATH_ROWS, TENSOR_STEPS
+    PROGRAMS = dict(programs)
+    # row -> (folder, lesson in a few words)
+    LADDER = {r: (d["folder"], d["lesson"]) for r, d in PROGRAMS.items()}
+    STEPS = [r for r, d in PROGRAMS.items() if d["program"].startswith("step")]
+    # Rows of one program run with --math: row name -> (binary name, --math value).
+    MATH_ROWS = {r: (d["program"], d["math"]) for r, d in PROGRAMS.items() if d["math"] and r != d["program"]}
+    # The tensor-core chapter: its steps are judged against the references' TF32 and 3xTF32 rows.
+    TENSOR_STEPS = [r for r in STEPS if PROGRAMS[r]["chapter"] == "tensor-cores"]
+
+
+_load(read_catalogue())
+
+
+def chapter_of(row):
+    return PROGRAMS[row]["chapter"] if row in PROGRAMS else ""
+
+
+REFERENCE_NAMES = {"cublas": "cuBLAS SGEMM", "cublas_tf32": "cuBLAS TF32", "cutlass_tf32": "CUTLASS TF32",
+                   "cutlass_3xtf32": "CUTLASS 3xTF32"}
+
+
+def label(row):
+    """A row's name in charts and table headers: 'step07' -> 'step 07', 'cublas_tf32' -> 'cuBLAS TF32'."""
+    return REFERENCE_NAMES.get(row, row.replace("step", "step ", 1) if row.startswith("step") else row)
+
 
 # The programs' --csv columns (common/step_main.c), and the results file's.
 PROGRAM_COLUMNS = ["program", "n", "device", "kernel_ms", "gflops", "total_ms", "max_rel_err", "avg_rel_err",
@@ -50,13 +142,13 @@ RANGE_DISTS = ("subnormal", "tiny", "rowscale", "mixed", "huge")
 
 def program_path(program):
     """The binary of a program or of a --math row."""
-    folder = LADDER[program][0]
-    return os.path.join(folder, MATH_ROWS[program][0] if program in MATH_ROWS else program)
+    return PROGRAMS[program]["binary"]
 
 
 def program_command(program):
     """The command that runs a program (a --math row: its binary with --math)."""
-    return [program_path(program)] + (["--math", MATH_ROWS[program][1]] if program in MATH_ROWS else [])
+    d = PROGRAMS[program]
+    return [d["binary"]] + (["--math", d["math"]] if program in MATH_ROWS else [])
 
 
 def slug(device):
@@ -64,9 +156,32 @@ def slug(device):
     return re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
 
 
+CPU_GEMM = os.path.join("cpu", "cpu_gemm")
+
+
+def cpu_features():
+    """What this CPU and cpu/cpu_gemm's build support (cpu_gemm --features: cpu, cpus, isa,
+    packed_isa, openblas, openmp, openblas_config)."""
+    p = subprocess.run([CPU_GEMM, "--features"], cwd=ROOT, capture_output=True, text=True, check=True)
+    return dict(line.split("=", 1) for line in p.stdout.strip().splitlines() if "=" in line)
+
+
+def host_slug(features=None):
+    """This machine's name in the CPU chapter's results (results/<host-slug>-cpu.csv): its CPU
+    and how many, 'intel-r-xeon-r-processor-16-cpus'. features: cpu_features(), read here
+    when not given."""
+    features = features or cpu_features()
+    return slug(f"{features['cpu']} {features['cpus']} cpus")
+
+
+# The shared memory per block (bytes) of GPUs smaller than the H100, each with the GPUs
+# that have it, in order: make reproduce (part "caps") and tests/03-gpu.t run under each
+# (MATMUL_SMEM_LIMIT), the README tables name them.
+SMEM_CAPS = {65536: ["T4 (though it lacks cp.async)"], 101376: ["RTX 30/40/50", "L4", "A10"], 166912: ["A100"]}
+
 # The programs' exit codes (common/exit_codes.h): 3 and 4 are skipped, saying why;
 # 5, 6 and 7 are failures to fix.
-EXIT_NO_GPU, EXIT_NO_FEATURE = 3, 4
+EXIT_USAGE, EXIT_NO_GPU, EXIT_NO_FEATURE = 2, 3, 4
 GPU_INFO_FIELDS = ["name", "cc", "sms", "clock_khz", "total_bytes", "free_bytes", "smem_optin_bytes", "l2_bytes",
                    "smem_device_optin_bytes", "smem_per_sm_bytes", "driver_version"]
 
@@ -87,6 +202,28 @@ def gpu_info():
         raise SystemExit(p.returncode)
     fields = dict(zip(GPU_INFO_FIELDS, p.stdout.strip().split(",")))
     return fields["name"], fields
+
+
+def require_gpu(script):
+    """The name of the GPU a script measures on; without one, None, after one line on stderr
+    saying why. The script then exits EXIT_NO_GPU (3): the machine's answer, which make test
+    and make reproduce report as a skip, not a failure."""
+    device, info = gpu_info()
+    if device is None:
+        print(f"{script}: no GPU to run on: {info}", file=sys.stderr)
+    return device
+
+
+def skip_reason(code, stderr, too_big=False):
+    """Why a program did not run on this GPU, or None where it ran (or failed): exit 4, the
+    GPU lacks what the program needs; with too_big, exit 2 too, what was asked (a forced
+    configuration) does not fit this GPU. Either is this machine's answer, to be said and
+    skipped, not a failure. The reason is the program's last line on stderr (a tool such as
+    compute-sanitizer may print before it)."""
+    if code == EXIT_NO_FEATURE or (too_big and code == EXIT_USAGE):
+        lines = stderr.strip().splitlines()
+        return lines[-1] if lines else f"exit {code}"
+    return None
 
 
 def fp32_lanes(cc):
@@ -145,3 +282,78 @@ def merge_results(path, new_rows, columns=RESULT_COLUMNS, key=KEY):
             w.writerow({c: r.get(c, "") for c in columns})
     os.replace(tmp, path)
     return rows
+
+
+def positive_int(text):
+    """argparse type of a count or a size (--reps, --threads): a whole number >= 1, so that a
+    bad value is refused with the usage line (exit 2) before anything runs."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not >= 1")
+    return v
+
+
+def sizes_arg(text):
+    """argparse type of --sizes (or --tiles): "1000 4096" -> [1000, 4096], at least one, each
+    a whole number >= 1."""
+    sizes = [positive_int(s) for s in text.split()]
+    if not sizes:
+        raise argparse.ArgumentTypeError("no size given")
+    return sizes
+
+
+def now_stamp(when=None):
+    """The date column of a results row: UTC to the minute, '2026-01-31T14:05Z' (when: a
+    datetime, for a script whose log is headed with the same moment)."""
+    return (when or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def result_row(cmd, fields, date=None):
+    """A row to record: fields, with the date it was measured (now unless given) and the
+    command that measures it again."""
+    return dict(fields, date=date or now_stamp(), command=" ".join(cmd))
+
+
+def record(path, rows, columns=RESULT_COLUMNS, key=KEY):
+    """Merge rows into the results CSV at path (merge_results; no rows: the file stays as it
+    is), and return the line that says where they went, for the script to print after its
+    table."""
+    if rows:
+        merge_results(path, rows, columns, key)
+    return f"rows recorded in {os.path.relpath(path, ROOT)}"
+
+
+def text_table(head, body, left=(0,)):
+    """A table for the terminal: each column as wide as its widest cell, two spaces apart, a
+    rule under the head; figures right-aligned so their digits line up, the columns whose
+    indexes are in left (names, words) left-aligned."""
+    widths = [max(len(row[i]) for row in [head] + body) for i in range(len(head))]
+
+    def line(cells):
+        return "  ".join(c.ljust(w) if i in left else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(b) for b in body])
+
+
+def main(argv):
+    """scripts/ladder.py caps: SMEM_CAPS's byte values, one per line, so that the Perl tests
+    (tests/03-gpu.t) run under the same caps as make reproduce.
+    scripts/ladder.py record: describe every program built here and record the descriptions
+    in results/programs.csv (make plots does, so that a new step is charted by its own words)."""
+    if argv == ["caps"]:
+        print("\n".join(str(limit) for limit in SMEM_CAPS))
+        return 0
+    if argv == ["record"]:
+        found = discover(built_only=True)
+        record_catalogue(found.values())
+        print(f"{len(found)} programs described in {os.path.relpath(CATALOGUE, ROOT)}")
+        return 0
+    print("usage: scripts/ladder.py caps|record", file=sys.stderr)
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -18,10 +18,12 @@ import prose  # noqa: E402
 import versions  # noqa: E402
 
 ARTICLE = "article_8800gt.csv"
-ARTICLE_STEPS = ["step01", "step02", "step03", "step04", "step05", "step06"]
+# Which programs each table shows follows from what the programs say of themselves
+# (results/programs.csv: scripts/ladder.py), by chapter and precision class.
+ARTICLE_STEPS = [s for s in ladder.STEPS if ladder.chapter_of(s) == "article"]
+REFERENCES = [p for p in ladder.PROGRAMS if ladder.chapter_of(p) == "reference"]
 LADDER_SIZES = (1000, 4096, 8192)
 STEP_SIZES = {"step04": (1000, 1001, 4001, 4096)}  # the pitch experiment's sizes too
-STEP_SIZES.update({s: (1000, 4096, 8192) for s in ("step07", "step08", "step09", "step10")})
 
 
 NOT_LADDER = r"-(cpu|transpose|tile-sweep|warptile-sweep|config-sweep|versions|reproduce|cublas-unpitched)\.csv$"
@@ -30,7 +32,8 @@ NOT_LADDER = r"-(cpu|transpose|tile-sweep|warptile-sweep|config-sweep|versions|r
 def ladder_files(results_dir):
     """The ladder CSVs in results/ (one per device, and one per shared-memory cap)."""
     return [p for p in sorted(glob.glob(os.path.join(results_dir, "*.csv")))
-            if os.path.basename(p) != ARTICLE and not re.search(NOT_LADDER, os.path.basename(p))]
+            if os.path.basename(p) not in (ARTICLE, os.path.basename(ladder.CATALOGUE))
+            and not re.search(NOT_LADDER, os.path.basename(p))]
 
 
 def capped(device):
@@ -166,7 +169,8 @@ def step_table(step, devices, art):
                   "end-to-end GFLOPS", "max rel. error", "avg rel. error"], rows)
 
 
-TENSOR_PROGRAMS = ["step11", "step12", "cublas", "cublas_tf32", "cutlass_tf32", "cutlass_3xtf32"]
+# The tensor-core chapter's steps beside every reference (cuBLAS FP32 and TF32, CUTLASS).
+TENSOR_PROGRAMS = ladder.TENSOR_STEPS + REFERENCES
 
 
 def tensor_table(results_dir):
@@ -193,31 +197,36 @@ def tensor_table(results_dir):
                   "avg rel. error", "componentwise error", "class, verdict"], rows, text_columns=4)
 
 
-RANGE_PROGRAMS = ["step12", "cublas", "cutlass_3xtf32"]
+# FP32's range: the tensor-core steps that claim FP32 accuracy, beside the FP32-class references.
+RANGE_STEPS = [s for s in ladder.TENSOR_STEPS if ladder.PROGRAMS[s]["precision"] == "fp32"]
+RANGE_PROGRAMS = RANGE_STEPS + [p for p in REFERENCES if ladder.PROGRAMS[p]["precision"] == "fp32"]
 
 
 def range_table(results_dir):
     """FP32's whole range (make reproduce ONLY=range): per device, input family and n, the
-    componentwise error of step 12, cuBLAS SGEMM and CUTLASS's 3xTF32, each with its verdict
-    against the fp32 bound, and step 12's error over SGEMM's."""
+    componentwise error of each FP32-class tensor-core step, cuBLAS SGEMM and CUTLASS's
+    3xTF32, each with its verdict against the fp32 bound, and each step's error over SGEMM's."""
     rows = []
     for dist in ladder.RANGE_DISTS:
         for device, res in device_results(results_dir, dist=dist).items():
             for n in sorted({k[1] for k in res}):
                 got = {p: res.get((p, n)) for p in RANGE_PROGRAMS}
-                if not got["step12"]:
+                steps = [got[s] for s in RANGE_STEPS if got[s]]
+                if not steps:
                     continue
-                ratio = (f(float(got["step12"]["max_comp_err"]) / float(got["cublas"]["max_comp_err"]), 2)
-                         if got["cublas"] and float(got["cublas"]["max_comp_err"]) > 0 else "")
+                blas = got.get("cublas")
+                ratios = [f(float(got[s]["max_comp_err"]) / float(blas["max_comp_err"]), 2)
+                          if got[s] and blas and float(blas["max_comp_err"]) > 0 else "" for s in RANGE_STEPS]
                 rows.append([device, dist, str(n)] + [f"{e(r['max_comp_err'])} {r['status']}" if r else "not run"
-                                                      for r in got.values()] + [ratio, e(got["step12"]["tolerance"])])
+                                                      for r in got.values()] + ratios + [e(steps[0]["tolerance"])])
     if not rows:
         return "No rows on the ends of FP32's range are recorded yet: `make reproduce ONLY=range` on a GPU measures them."
-    return table(["device", "inputs", "n", "step 12", "cuBLAS SGEMM", "CUTLASS 3xTF32", "step 12 / SGEMM",
-                  "fp32 bound"], rows, text_columns=3)
+    return table(["device", "inputs", "n"] + [ladder.label(p) for p in RANGE_PROGRAMS]
+                 + [f"{ladder.label(s)} / SGEMM" for s in RANGE_STEPS] + ["fp32 bound"], rows, text_columns=3)
 
 
-HEADLINE = ["step10", "step11", "step12", "cublas", "cublas_tf32", "cutlass_tf32", "cutlass_3xtf32"]
+# The last CUDA-core step, then the tensor-core chapter and the references.
+HEADLINE = [s for s in ladder.STEPS if ladder.chapter_of(s) == "cuda-cores"][-1:] + TENSOR_PROGRAMS
 
 
 def tensor_headline(results_dir, n=4096):
@@ -389,8 +398,9 @@ def warptile_sweep_table(results_dir):
     return "\n\n".join(parts)
 
 
-# The shared memory per block of the GPUs a cap stands for (bytes).
-CAP_GPUS = {65536: "T4 (though it lacks cp.async)", 101376: "RTX 30/40/50, L4, A10", 166912: "A100", 232448: "H100, H200, B200"}
+# The GPUs a limit of shared memory per block stands for (bytes): the caps of smaller GPUs
+# (scripts/ladder.py), and the Hopper GPUs' own limit.
+CAP_GPUS = {**{limit: ", ".join(gpus) for limit, gpus in ladder.SMEM_CAPS.items()}, 232448: "H100, H200, B200"}
 
 
 def caps_table(results_dir):

@@ -46,8 +46,6 @@ import ladder  # noqa: E402
 PARTS = ["device", "config-sweep", "compare", "tensor", "range", "versions", "article", "caps", "tile-sweep", "warptile-sweep",
          "transpose", "ncu", "cpu", "test", "plots"]
 GPU_PARTS = set(PARTS) - {"cpu", "plots"}
-# The shared-memory limits per block of smaller GPUs (bytes): T4; RTX 30/40/50, L4, A10; A100.
-CAPS = [(65536, "T4"), (101376, "RTX 30/40/50, L4, A10"), (166912, "A100")]
 COMPARE_SIZES = "256 512 1000 2048 4096 8192"
 PITCH_SIZES = "1001 4001"  # rows that are not 16-byte multiples: step 04's lesson
 REPS = 20
@@ -55,8 +53,16 @@ TIMINGS_COLUMNS = ["date", "device", "fp32_peak_gflops", "part", "seconds"]
 # Seconds a part should take before it has ever been timed (napkin: the H100; 10 runs at
 # n = 4096 and 8192, each a few seconds of inputs, passes and check on the host).
 FIRST_ESTIMATES = {"versions": 60, "range": 60}
-# The tensor-core chapter's rows, measured by the part "tensor".
-TENSOR_ROWS = ["cublas", "cublas_tf32", "step11", "step12", "cutlass_tf32", "cutlass_3xtf32"]
+
+
+def tensor_rows():
+    """The tensor-core chapter's steps and every reference built here (the part "tensor")."""
+    return ladder.TENSOR_STEPS + [p for p in ladder.PROGRAMS if ladder.chapter_of(p) == "reference"]
+
+
+def steps_of(chapter):
+    """'07', '08', ...: the numbers of a chapter's steps, as make profile STEP= takes them."""
+    return [s[4:] for s in ladder.STEPS if ladder.chapter_of(s) == chapter]
 
 
 def py(script, *args):
@@ -65,11 +71,6 @@ def py(script, *args):
 
 def make(*args):
     return ["make", "--no-print-directory"] + list(args)
-
-
-def built(program):
-    """Whether a program's binary is there (CUTLASS's needs its headers: make cutlass)."""
-    return os.path.exists(os.path.join(ladder.ROOT, ladder.program_path(program)))
 
 
 def part_commands(part, device, fields, have_ncu, have_sanitizer):
@@ -88,31 +89,32 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
         # One run for the whole ladder, the tensor-core chapter included: every ratio against
         # cuBLAS comes from the same run.
         return [(py("compare.py", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "uniform",
-                    "--programs", " ".join(p for p in ladder.LADDER if p not in TENSOR_ROWS or built(p))),
-                 None, "compare"),
+                    "--programs", " ".join(ladder.LADDER)), None, "compare"),
                 (py("compare.py", "--programs", "step03 step04", "--sizes", PITCH_SIZES, "--reps", str(REPS)), None,
                  "compare")]
     if part == "tensor":
         # The tensor-core chapter beside its ceilings and peer, on both input distributions,
         # the ladder's steps on wide inputs, and the profiler's evidence.
-        tensor = [p for p in TENSOR_ROWS if built(p)]
+        tensor = tensor_rows()
         cmds = [(py("compare.py", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "wide", "--programs",
                     " ".join(tensor)), None, "compare-tensor"),
                 (py("compare.py", "--sizes", "1000 4096", "--reps", str(REPS), "--dists", "wide", "--programs",
-                    " ".join(p for p in ladder.LADDER if p not in TENSOR_ROWS)), None, "compare-wide")]
+                    " ".join(p for p in ladder.LADDER if p not in tensor)), None, "compare-wide")]
         if have_ncu:
             cmds += [(make("profile", f"STEP={s}", "NCU_N=4096", "NCU_SECTIONS=--section WarpStateStats"), None,
-                      "ncu-tensor") for s in ("11", "12")]
+                      "ncu-tensor") for s in steps_of("tensor-cores")]
             cmds += [(make("profile", "STEP=cublas", "NCU_N=4096", f"PROFILE_ARGS=--math {m}",
                            "NCU_SECTIONS=--section WarpStateStats"), None, "ncu-tensor") for m in ("tf32", "fp32")]
-            if built("cutlass_3xtf32"):
+            if "cutlass_3xtf32" in ladder.PROGRAMS:
                 cmds += [(make("profile", "STEP=cutlass", "NCU_N=4096", f"PROFILE_ARGS=--math {m}",
                                "NCU_SECTIONS=--section WarpStateStats"), None, "ncu-tensor") for m in ("tf32", "3xtf32")]
         return cmds
     if part == "range":
-        fp32 = [p for p in ("step12", "cublas", "cutlass_3xtf32") if built(p)]
+        # Every FP32-class program of the chapter; the peer's FAILs are recorded, not errors.
+        fp32 = [p for p in tensor_rows() if ladder.PROGRAMS[p]["precision"] == "fp32"]
+        peers = [p for p in fp32 if p.startswith("cutlass")]
         return [(py("compare.py", "--sizes", "33 1000 4096", "--reps", "5", "--dists", " ".join(ladder.RANGE_DISTS),
-                    "--programs", " ".join(fp32), "--reported", "cutlass_3xtf32"), None, "range")]
+                    "--programs", " ".join(fp32), "--reported", " ".join(peers)), None, "range")]
     if part == "versions":  # None: the script writes results/<device-slug>-versions.txt itself
         return [(py("versions.py", "--sizes", "4096 8192", "--reps", str(REPS)), None, None)]
     if part == "article":
@@ -121,7 +123,7 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
     if part == "caps":
         limit = int(fields["smem_device_optin_bytes"])
         return [(py("compare.py", "--programs", "step09 step10 cublas", "--sizes", "1000 4096 8192", "--reps",
-                    str(REPS)), {"MATMUL_SMEM_LIMIT": str(cap)}, "caps") for cap, _ in CAPS if cap < limit]
+                    str(REPS)), {"MATMUL_SMEM_LIMIT": str(cap)}, "caps") for cap in ladder.SMEM_CAPS if cap < limit]
     if part == "tile-sweep":
         return [(make("tile-programs"), None, "tile-sweep"), (py("tile_sweep.py"), None, "tile-sweep")]
     if part == "warptile-sweep":
@@ -132,10 +134,10 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
     if part == "ncu":
         if not have_ncu:
             return []
-        cmds = [(make("profile", f"STEP={s:02d}", f"NCU_N={n}"), None, f"ncu-{n}") for n in (1000, 4096)
-                for s in range(1, 7)]
+        cmds = [(make("profile", f"STEP={s}", f"NCU_N={n}"), None, f"ncu-{n}") for n in (1000, 4096)
+                for s in steps_of("article")]
         cmds += [(make("profile", f"STEP={s}", "NCU_N=4096", "NCU_SECTIONS=--section WarpStateStats"), None,
-                  "ncu-4096-beyond") for s in ("07", "08", "09", "10", "cublas")]
+                  "ncu-4096-beyond") for s in steps_of("cuda-cores") + ["cublas"]]
         cmds += [(make("profile-launch", "STEP=cublas", "NCU_N=4096"), None, "ncu-cublas")]
         cmds += [(make("pitch-profile"), None, "pitch")]
         return cmds
@@ -202,6 +204,7 @@ def main(argv):
         if name not in PARTS:
             ap.error(f"unknown part '{name}' (parts: {' '.join(PARTS)})")
     parts = [p for p in PARTS if (not only or p in only) and p not in skip]
+    ladder.discover()  # the programs built here, each described by itself
 
     device, fields = ladder.gpu_info()
     if device is None and any(p in GPU_PARTS for p in parts):
@@ -241,7 +244,7 @@ def main(argv):
         logs = set()
         for cmd, env, suffix in cmds:
             if part == "cpu":
-                log = os.path.join(results, host_slug() + "-cpu.txt")
+                log = os.path.join(results, ladder.host_slug() + "-cpu.txt")
             else:
                 log = suffix and os.path.join(results, f"{slug}-{suffix}.txt")
             if log and log not in logs:  # a fresh log per run of make reproduce
@@ -259,7 +262,7 @@ def main(argv):
                 print(f"  exit {code}: see {os.path.relpath(log, ladder.ROOT) if log else 'above'}", flush=True)
                 failed.append(f"{part}: {' '.join(cmd)} (exit {code})")
         seconds = time.time() - started
-        done.append({"date": f"{stamp:%Y-%m-%dT%H:%MZ}", "device": device or "none", "part": part,
+        done.append({"date": ladder.now_stamp(stamp), "device": device or "none", "part": part,
                      "fp32_peak_gflops": f"{ladder.fp32_peak_gflops(fields):.0f}" if device else "",
                      "seconds": f"{seconds:.0f}"})
         print(f"  {part} took {minutes(seconds)}", flush=True)
@@ -271,12 +274,6 @@ def main(argv):
         return 1
     print("\nmake reproduce: done; results/ holds the new figures (git diff results/ shows what moved)")
     return 0
-
-
-def host_slug():
-    p = subprocess.run(["cpu/cpu_gemm", "--features"], cwd=ladder.ROOT, capture_output=True, text=True)
-    feats = dict(line.split("=", 1) for line in p.stdout.strip().splitlines() if "=" in line)
-    return ladder.slug(f"{feats.get('cpu', 'cpu')} {feats.get('cpus', '')} cpus")
 
 
 if __name__ == "__main__":

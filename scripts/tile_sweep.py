@@ -9,7 +9,6 @@ Usage: scripts/tile_sweep.py [--sizes "512 1024 2048 4096 8192"] [--tiles "4 8 1
                              [--naive-max 4096] [--reps R]
 """
 import argparse
-import datetime
 import os
 import sys
 
@@ -23,24 +22,17 @@ KEY = ("kernel", "tile", "n", "device")
 
 def main(argv):
     p = argparse.ArgumentParser(prog="tile_sweep.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", default="512 1024 2048 4096 8192")
-    p.add_argument("--tiles", default="4 8 16 32")
+    p.add_argument("--sizes", type=ladder.sizes_arg, default="512 1024 2048 4096 8192")
+    p.add_argument("--tiles", type=ladder.sizes_arg, default="4 8 16 32")
     p.add_argument("--naive-max", type=int, default=4096)
-    p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--reps", type=ladder.positive_int, default=5)
     a = p.parse_args(argv)
-    try:
-        sizes, tiles = [int(x) for x in a.sizes.split()], [int(x) for x in a.tiles.split()]
-    except ValueError:
-        p.error("sizes and tiles are whole numbers")
-    if a.reps < 1 or not sizes or not tiles or min(sizes + tiles) < 1:
-        p.error("sizes, tiles and --reps must be >= 1")
-    device, info = ladder.gpu_info()
+    device = ladder.require_gpu("tile-sweep")
     if device is None:
-        print(f"tile-sweep: no GPU to run on: {info}", file=sys.stderr)
-        return 3
+        return ladder.EXIT_NO_GPU
     rows, failed = [], 0
-    for n in sizes:
-        for tile in tiles:
+    for n in a.sizes:
+        for tile in a.tiles:
             for kernel, exe in (("naive", f"obj/tile/step02_threads{tile}"), ("tiled", f"obj/tile/step05_tile{tile}")):
                 if kernel == "naive" and n > a.naive_max:
                     continue
@@ -51,25 +43,23 @@ def main(argv):
                     failed += 1
                     continue
                 failed += code
-                rows.append({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
-                             "command": " ".join(cmd), "kernel": kernel, "tile": tile,
-                             "threads_per_block": tile * tile, "n": n, "device": row["device"],
-                             "kernel_ms": row["kernel_ms"], "gflops": row["gflops"],
-                             "max_rel_err": row["max_rel_err"], "status": row["status"]})
+                rows.append(ladder.result_row(cmd, {
+                    "kernel": kernel, "tile": tile, "threads_per_block": tile * tile, "n": n, "device": row["device"],
+                    "kernel_ms": row["kernel_ms"], "gflops": row["gflops"], "max_rel_err": row["max_rel_err"],
+                    "status": row["status"]}))
                 print(f"{kernel:5s} tile {tile:2d} n={n:5d}: {float(row['kernel_ms']):9.3f} ms "
                       f"{float(row['gflops']):7.0f} GFLOPS {row['status']}", flush=True)
-    path = os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-tile-sweep.csv")
-    if rows:
-        ladder.merge_results(path, rows, COLUMNS, KEY)
+    recorded = ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-tile-sweep.csv"), rows,
+                             COLUMNS, KEY)
     print(f"\n{device}: kernel ms (median of {a.reps}), the lab's layout")
     print(f"{'n':>6} {'tile':>5} {'naive kernel':>13} {'tiled kernel':>13}")
     get = {(r["kernel"], r["tile"], r["n"]): float(r["kernel_ms"]) for r in rows}
-    for n in sizes:
-        for tile in tiles:
+    for n in a.sizes:
+        for tile in a.tiles:
             nv, tv = get.get(("naive", tile, n)), get.get(("tiled", tile, n))
             print(f"{n:6d} {tile:5d} {nv if nv is not None else float('nan'):13.3f} "
                   f"{tv if tv is not None else float('nan'):13.3f}")
-    print(f"rows recorded in {os.path.relpath(path, ladder.ROOT)}")
+    print(recorded)
     return 1 if failed else 0
 
 

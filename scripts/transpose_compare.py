@@ -7,7 +7,6 @@ results/<device-slug>-transpose.csv, replacing earlier rows of the same key.
 Usage: scripts/transpose_compare.py [--shapes "1536x2048 8192x8192"] [--iters K]
 """
 import argparse
-import datetime
 import os
 import subprocess
 import sys
@@ -37,18 +36,18 @@ def table(rows):
 def main(argv):
     ap = argparse.ArgumentParser(prog="transpose_compare.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--shapes", default="1536x2048 8192x8192", help="ROWSxCOLS, space-separated")
-    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--iters", type=ladder.positive_int, default=20)
     a = ap.parse_args(argv)
     try:
         shapes = [tuple(int(x) for x in s.split("x")) for s in a.shapes.split()]
-        assert shapes and all(len(s) == 2 and min(s) >= 1 for s in shapes) and a.iters >= 1
-    except (ValueError, AssertionError):
-        ap.error("--shapes: ROWSxCOLS with whole numbers >= 1; --iters >= 1")
-    device, info = ladder.gpu_info()
+    except ValueError:
+        shapes = []
+    if not shapes or not all(len(s) == 2 and min(s) >= 1 for s in shapes):
+        ap.error("--shapes: ROWSxCOLS with whole numbers >= 1")
+    device = ladder.require_gpu("transpose")
     if device is None:
-        print(f"transpose: no GPU to run on: {info}", file=sys.stderr)
-        return 3
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+        return ladder.EXIT_NO_GPU
+    stamp = ladder.now_stamp()
     allrows, ok = [], True
     for rows_, cols_ in shapes:
         cmd = [EXE, "--rows", str(rows_), "--cols", str(cols_), "--iters", str(a.iters), "--csv-header"]
@@ -60,14 +59,12 @@ def main(argv):
         ok &= p.returncode == 0
         rows = []
         for line in p.stdout.strip().splitlines()[1:]:
-            r = dict(zip(PROGRAM_COLUMNS, line.split(",")))
-            r.update(date=stamp, command=" ".join(cmd[:-1] + ["--csv"]), device=device)
-            rows.append(r)
+            r = dict(zip(PROGRAM_COLUMNS, line.split(",")), device=device)
+            rows.append(ladder.result_row(cmd[:-1] + ["--csv"], r, stamp))
         allrows += rows
         print(f"\n{device}: {rows_} x {cols_} floats (rows x cols), median of {a.iters}\n{table(rows)}\n")
-    path = os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-transpose.csv")
-    ladder.merge_results(path, allrows, COLUMNS, KEY)
-    print(f"rows recorded in {os.path.relpath(path, ladder.ROOT)}")
+    print(ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-transpose.csv"), allrows,
+                        COLUMNS, KEY))
     return 0 if ok else 1
 
 

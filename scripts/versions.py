@@ -20,7 +20,6 @@ import shlex
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare  # noqa: E402
 import ladder  # noqa: E402
 
 # program (its CSV name) -> (binary, what changed from the row before, may FAIL its bound).
@@ -39,23 +38,14 @@ VERSIONS = {
 }
 
 
-def size_list(text):
-    """--sizes "4096 8192" -> [4096, 8192]."""
-    sizes = [compare.positive_int(s) for s in text.split()]
-    if not sizes:
-        raise argparse.ArgumentTypeError("no size given")
-    return sizes
-
-
 def main(argv):
     ap = argparse.ArgumentParser(prog="versions.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", type=size_list, default="4096 8192", help="matrix sizes (default: 4096 8192)")
-    ap.add_argument("--reps", type=compare.positive_int, default=20, help="timed kernel launches per run (default 20)")
+    ap.add_argument("--sizes", type=ladder.sizes_arg, default="4096 8192", help="matrix sizes (default: 4096 8192)")
+    ap.add_argument("--reps", type=ladder.positive_int, default=20, help="timed kernel launches per run (default 20)")
     ap.add_argument("--results", default=os.path.join(ladder.ROOT, "results"), help="results folder")
     a = ap.parse_args(argv)
-    device, info = ladder.gpu_info()
+    device = ladder.require_gpu("versions")
     if device is None:
-        print(f"versions: no GPU to run on: {info}", file=sys.stderr)
         return ladder.EXIT_NO_GPU
     missing = [b for b, _, _ in VERSIONS.values() if not os.path.exists(os.path.join(ladder.ROOT, b))]
     if missing:
@@ -79,8 +69,9 @@ def main(argv):
             cmd = [binary, "-n", str(n), "--reps", str(a.reps), "--csv"]
             say("$ " + " ".join(cmd))
             r, code, err = ladder.run_csv(cmd)
-            if code in (ladder.EXIT_NO_FEATURE, 2):  # this GPU cannot run it, or no configuration fits
-                say(f"{prog} n={n}: skipped: {err}")
+            why = ladder.skip_reason(code, err, too_big=True)  # too big: no configuration fits this GPU
+            if why:
+                say(f"{prog} n={n}: skipped: {why}")
                 continue
             if r is None:
                 say(f"{prog} n={n}: exit {code}: {err}")
@@ -92,17 +83,14 @@ def main(argv):
                 continue
             expected = code == 1 and may_fail
             failed += code == 1 and not may_fail
-            r.update(date=f"{stamp:%Y-%m-%dT%H:%MZ}", command=" ".join(cmd))
-            rows.append(r)
+            rows.append(ladder.result_row(cmd, r, ladder.now_stamp(stamp)))
             say(f"{prog:10s} n={n:5d} {r['config']:14s} {float(r['kernel_ms']):9.3f} ms "
                 f"{float(r['gflops']) / 1e3:6.1f} TFLOPS, avg rel err {float(r['avg_rel_err']):.2e}, "
                 f"comp err {float(r['max_comp_err']):.2e} (the {r['precision']} bound {float(r['tolerance']):.2e}): "
                 f"{r['status']}"
                 + (" (expected: this version is kept to show it)" if expected else ""))
-    path = os.path.join(a.results, ladder.slug(device) + "-versions.csv")
     if rows:
-        ladder.merge_results(path, rows)
-        say(f"rows recorded in {os.path.relpath(path, ladder.ROOT)}")
+        say(ladder.record(os.path.join(a.results, ladder.slug(device) + "-versions.csv"), rows))
     log.close()
     return 1 if failed else 0
 

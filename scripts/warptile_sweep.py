@@ -10,7 +10,6 @@ Usage: scripts/warptile_sweep.py [--step 09|10|both] [--sizes "1000 4096"] [--re
 """
 import argparse
 import concurrent.futures
-import datetime
 import os
 import re
 import subprocess
@@ -39,8 +38,7 @@ STAGES = [2, 3, 4]
 COLUMNS = ["date", "command", "program", "config", "threads", "registers", "n", "device", "kernel_ms", "gflops",
            "max_rel_err", "status"]
 KEY = ("program", "config", "n", "device")
-COMMON = ["obj/common/step_main.o", "obj/common/args.o", "obj/common/matrix.o", "obj/common/timing.o",
-          "obj/common/gpu.o", "obj/common/padded.o"]
+HARNESS = "obj/libharness.a"  # common/*.c, as every program links it (the Makefile builds it)
 
 
 def arch_flags():
@@ -59,7 +57,7 @@ def build(step, shape, arch):
     defs = [f"-DLBM={bm}", f"-DLBN={bn}", f"-DLBK={bk}", f"-DLWM={wm}", f"-DLWN={wn}", f"-DLMIN_BLOCKS={minb}"]
     if step == "10":
         defs.append("-DSMALL_MAX_N=0")
-    cmd = ["nvcc", "-O3"] + arch + ["-Icommon", "-Xptxas", "-v"] + defs + ["-o", exe, src] + COMMON + \
+    cmd = ["nvcc", "-O3"] + arch + ["-Icommon", "-Xptxas", "-v"] + defs + ["-o", exe, src, HARNESS] + \
         ["-Xcompiler", "-fopenmp"]
     p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
     return name, exe, kernel_registers(p.stderr, shape), p.returncode
@@ -90,16 +88,14 @@ def kernel_registers(ptxas_log, shape):
 def main(argv):
     ap = argparse.ArgumentParser(prog="warptile_sweep.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--step", choices=("09", "10", "both"), default="both")
-    ap.add_argument("--sizes", default="1000 4096")
-    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--sizes", type=ladder.sizes_arg, default="1000 4096")
+    ap.add_argument("--reps", type=ladder.positive_int, default=10)
     ap.add_argument("--shapes", choices=("first", "more", "third", "fourth", "fifth", "all"), default="all")
     ap.add_argument("--stages", default="2 3 4", help="step 10's pipeline depths to try")
     a = ap.parse_args(argv)
-    sizes = [int(s) for s in a.sizes.split()]
-    device, info = ladder.gpu_info()
+    device = ladder.require_gpu("warptile-sweep")
     if device is None:
-        print(f"warptile-sweep: no GPU to run on: {info}", file=sys.stderr)
-        return 3
+        return ladder.EXIT_NO_GPU
     os.makedirs(os.path.join(ladder.ROOT, "obj", "tile"), exist_ok=True)
     arch = arch_flags()
     shapes = {"first": SHAPES, "more": MORE_SHAPES, "third": THIRD_SHAPES, "fourth": FOURTH_SHAPES,
@@ -108,7 +104,7 @@ def main(argv):
     jobs = [(step, shape) for step in (("09", "10") if a.step == "both" else (a.step,)) for shape in shapes]
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
         built = list(pool.map(lambda j: j + build(j[0], j[1], arch), jobs))
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    stamp = ladder.now_stamp()
     rows = []
     # Rows measured before the swizzle of A's tile existed carry no tag; the code has it now.
     tag = "+swizzle"
@@ -121,7 +117,7 @@ def main(argv):
         for stages in ([int(x) for x in a.stages.split()] if step == "10" else [None]):
             config = name + (f"_s{stages}" if stages else "")
             regs = kernel_regs.get(stages, kernel_regs.get(None, "?"))
-            for n in sizes:
+            for n in a.sizes:
                 cmd = [exe, "-n", str(n), "--reps", str(a.reps), "--csv"]
                 if stages:
                     cmd += ["--config", f"{bm}x{bn}x{bk}/{stages}"]
@@ -129,16 +125,14 @@ def main(argv):
                 if r is None:
                     print(f"step{step} {config} n={n}: exit {code} {err}")
                     continue
-                rows.append({"date": stamp, "command": " ".join(cmd), "program": f"step{step}", "config": config + tag,
-                             "threads": threads, "registers": regs, "n": n, "device": device,
-                             "kernel_ms": r["kernel_ms"], "gflops": r["gflops"], "max_rel_err": r["max_rel_err"],
-                             "status": r["status"]})
+                rows.append(ladder.result_row(cmd, {
+                    "program": f"step{step}", "config": config + tag, "threads": threads, "registers": regs, "n": n,
+                    "device": device, "kernel_ms": r["kernel_ms"], "gflops": r["gflops"],
+                    "max_rel_err": r["max_rel_err"], "status": r["status"]}, stamp))
                 print(f"step{step} {config:28s} {threads:4d} threads {regs:>12s} regs  n={n:5d} "
                       f"{float(r['kernel_ms']):9.3f} ms {float(r['gflops']):9.0f} GFLOPS {r['status']}", flush=True)
-    path = os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-warptile-sweep.csv")
-    if rows:
-        ladder.merge_results(path, rows, COLUMNS, KEY)
-    print(f"rows recorded in {os.path.relpath(path, ladder.ROOT)}")
+    print(ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-warptile-sweep.csv"), rows,
+                        COLUMNS, KEY))
     return 0
 
 

@@ -6,7 +6,11 @@
 #define NUM_THREADS 256
 #endif
 
-const struct step_info step_info = {"step01", "one thread per element of C, plain float sum", 0, NULL};
+const struct step_info step_info = {
+    .program = "step01",
+    .lesson = "naive: one thread per element",
+    .chapter = "article",
+};
 
 __global__ static void matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb,
                                       float *c, size_t ldc, int n)

@@ -6,7 +6,12 @@
 #define NUM_THREADS 256
 #endif
 
-const struct step_info step_info = {"step02", "Kahan compensated summation", 1, NULL};
+const struct step_info step_info = {
+    .program = "step02",
+    .lesson = "Kahan summation",
+    .chapter = "article",
+    .compensated = 1,
+};
 
 __global__ static void matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb,
                                       float *c, size_t ldc, int n)

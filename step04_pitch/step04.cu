@@ -16,7 +16,13 @@ static size_t row_smem_bytes(int n)
     return sizeof(float) * (((size_t)n + 3) / 4 * 4);
 }
 
-const struct step_info step_info = {"step04", "cudaMallocPitch: aligned rows", 1, row_smem_bytes};
+const struct step_info step_info = {
+    .program = "step04",
+    .lesson = "cudaMallocPitch",
+    .chapter = "article",
+    .compensated = 1,
+    .dynamic_smem_bytes = row_smem_bytes,
+};
 
 __global__ static void matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb,
                                       float *c, size_t ldc, int n)

@@ -7,7 +7,12 @@
 #define BLOCK_SIZE 16 /* the article's choice: 256 threads, when a block held at most 512 */
 #endif
 
-const struct step_info step_info = {"step06", "padded allocation, no bounds checks", 1, NULL};
+const struct step_info step_info = {
+    .program = "step06",
+    .lesson = "padded allocation, no bounds checks",
+    .chapter = "article",
+    .compensated = 1,
+};
 
 __global__ static void matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb,
                                       float *c, size_t ldc, int n)

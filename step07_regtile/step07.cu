@@ -17,7 +17,11 @@ static_assert((BM * BK) % NUM_THREADS == 0 && (BK * BN) % NUM_THREADS == 0,
               "every thread loads the same number of elements of A's and B's tiles");
 static_assert(BM == BN && TILE % BK == 0, "one padding (TILE) serves rows, columns and k");
 
-const struct step_info step_info = {"step07", "register tiling: 8x8 of C per thread", 0, NULL};
+const struct step_info step_info = {
+    .program = "step07",
+    .lesson = "register tiling, 8x8 per thread (no Kahan)",
+    .chapter = "cuda-cores",
+};
 
 __global__ static void __launch_bounds__(NUM_THREADS)
     matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n)

@@ -21,7 +21,11 @@ static_assert(BK % 4 == 0 && BN % 4 == 0 && TM % 4 == 0 && TN % 4 == 0, "everyth
 static_assert(BM * BK / 4 == NUM_THREADS && BK * BN / 4 == NUM_THREADS,
               "one float4 of A and one of B per thread per tile");
 
-const struct step_info step_info = {"step08", "float4 loads, A transposed in shared memory", 0, NULL};
+const struct step_info step_info = {
+    .program = "step08",
+    .lesson = "float4 loads, A transposed in shared",
+    .chapter = "cuda-cores",
+};
 
 __global__ static void __launch_bounds__(NUM_THREADS)
     matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n)

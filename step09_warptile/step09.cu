@@ -21,7 +21,11 @@
 #define LARGE LBM, LBN, LBK, LWM, LWN
 #define TILE (LBM > LBN ? LBM : LBN) /* matrices are padded to a multiple of this */
 
-const struct step_info step_info = {"step09", "warp tiling, conflict-free fragments", 0, NULL};
+const struct step_info step_info = {
+    .program = "step09",
+    .lesson = "warp tiling, conflict-free fragments",
+    .chapter = "cuda-cores",
+};
 
 /* A's tile is stored transposed, As[k][m]. The 32 lanes storing one k write 8 rows m
  * for each of 4 values of k / 4 that are a multiple of 32 floats apart: all in one bank.

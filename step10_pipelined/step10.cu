@@ -51,8 +51,15 @@ static int pipeline_configs(int n, const struct step_config **list)
     return n <= SMALL_MAX_N ? sizeof small_n / sizeof *small_n : sizeof large_n / sizeof *large_n;
 }
 
-const struct step_info step_info = {"step10", "cp.async pipeline, tiles in flight", 0, NULL, 80, "cp.async",
-                                    pipeline_configs, "tile BM x BN x BK / stages in flight"};
+const struct step_info step_info = {
+    .program = "step10",
+    .lesson = "cp.async pipeline, tiles in flight",
+    .chapter = "cuda-cores",
+    .min_cc = 80,
+    .needs = "cp.async",
+    .configs = pipeline_configs,
+    .config_legend = "tile BM x BN x BK / stages in flight",
+};
 
 /* A's tile is stored transposed, As[k][m]. The 32 lanes storing one k write 8 rows m
  * for each of 4 values of k / 4 that are a multiple of 32 floats apart: all in one bank.

@@ -43,9 +43,16 @@ static int tf32_configs(int n, const struct step_config **list)
     return n <= SMALL_MAX_N ? sizeof small_n / sizeof *small_n : sizeof large_n / sizeof *large_n;
 }
 
-const struct step_info step_info = {"step11", "TF32 tensor cores (mma.sync m16n8k8)", 0, NULL, 80,
-                                    "TF32 tensor cores, mma.sync", tf32_configs,
-                                    "tile BM x BN x BK / stages in flight", PRECISION_TF32};
+const struct step_info step_info = {
+    .program = "step11",
+    .lesson = "TF32 tensor cores, mma.sync",
+    .chapter = "tensor-cores",
+    .min_cc = 80,
+    .needs = "TF32 tensor cores, mma.sync",
+    .configs = tf32_configs,
+    .config_legend = "tile BM x BN x BK / stages in flight",
+    .precision = PRECISION_TF32,
+};
 
 /* to_tf32, mma_tf32 and ldmatrix_x4: common/tf32_mma.h (shared with step 12). */
 

@@ -97,6 +97,42 @@ for my $p (@PROGRAMS) {
     ok($code == 0 || $code == 3, "step01 --load of a good pair is accepted (exit $code)") or diag($err);
 }
 
+# --describe: what each program is, without a GPU, as key=value lines (one block per
+# arithmetic): the tests, scripts and charts ask it instead of keeping lists.
+my %chapters = map { $_ => 1 } qw(article cuda-cores tensor-cores reference);
+my %rows;
+for my $p (@PROGRAMS) {
+    my ($code, $out, $err) = run($p, '--describe');
+    is($code, 0, "$p --describe: exit 0, GPU or not") or diag($err);
+    my @blocks = describe($p);
+    for my $d (@blocks) {
+        my $what = "$p --describe, row $d->{row}";
+        ok(!$rows{$d->{row}}++, "$what: a row name no other program gives");
+        ok($d->{lesson} && $chapters{$d->{chapter} // ''} && ($d->{precision} // '') =~ /^(fp32|tf32)$/
+           && ($d->{compensated} // '') =~ /^[01]$/ && ($d->{min_cc} // '') =~ /^\d+\.\d$/
+           && ($d->{exact_cc} // 'x') =~ /^(\d+\.\d)?$/ && ($d->{archs} // '') =~ /^(sm|compute)_\d+a?( |$)/,
+           "$what: lesson, chapter ($d->{chapter}), precision class ($d->{precision}), compute capability "
+           . "($d->{min_cc}), architectures ($d->{archs})") or diag(explain($d));
+        ok(!$d->{exact_cc} || $d->{needs}, "$what: an exact compute capability says what it is for");
+    }
+    if ($p =~ m{^(step\d\d)_\w+/(step\d\d)$}) {
+        ok(@blocks == 1 && $blocks[0]{program} eq $2 && $blocks[0]{row} eq $2 && $blocks[0]{chapter} ne 'reference',
+           "$p --describe: a step, named after its folder's number ($2)");
+    }
+    my @configs = @{ $blocks[0]{configs} };
+    if (@configs) {  # each configuration it describes is one --config accepts (here: up to the GPU)
+        ($code, $out, $err) = run($p, '--config', $configs[-1], '-n', 8, '--gpu-check');
+        ok($code != 2, "$p --config $configs[-1] (described) is accepted") or diag($err);
+        ok(scalar(@{ (describe($p, 4096))[0]{configs} }) == @configs, "$p --describe -n 4096: the same number of configurations");
+    }
+}
+{
+    my ($code, $out, $err) = run('step12_3xtf32/step12', '--describe', '--math', 'tf32');
+    ok($code == 2 && $err =~ /bad --math 'tf32'/, 'step12 --describe --math tf32: exit 2, a single arithmetic');
+    ($code, $out, $err) = run('cublas/cublas', '--describe', '--math', 'tf32');
+    ok($code == 0 && $out =~ /^row=cublas_tf32$/m && $out !~ /^row=cublas$/m, 'cublas --describe --math tf32: that row alone');
+}
+
 my ($has_gpu, $why) = gpu_available();
 SKIP: {
     skip "a GPU is present, so the no-GPU message cannot be seen", 2 * @PROGRAMS if $has_gpu;

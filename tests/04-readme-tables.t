@@ -25,6 +25,9 @@ for my $f (glob "results/*.csv") {
              "$f has the configuration sweep's columns");
     } elsif ($f =~ /-reproduce\.csv$/) {
         like($header, qr/^date,device,fp32_peak_gflops,part,seconds/, "$f has make reproduce's timings");
+    } elsif ($f =~ m{/programs\.csv$}) {
+        like($header, qr/^row,program,binary,math,math_index,folder,lesson,chapter,precision,compensated,min_cc,exact_cc,needs$/,
+             "$f has the programs' descriptions (--describe)");
     } elsif ($f =~ /-tile-sweep\.csv$/) {
         like($header, qr/^date,command,kernel,tile,threads_per_block,n,device,kernel_ms,gflops/,
              "$f has the tile sweep's columns");

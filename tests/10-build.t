@@ -6,8 +6,11 @@
 use strict;
 use warnings;
 use Test::More;
+use File::Basename qw(dirname);
 require './tests/lib.pl';
 our @PROGRAMS;
+
+sub slurp { open my $f, '<', $_[0] or return ''; local $/; return <$f> // '' }
 
 plan skip_all => "python3 is not installed" if system('python3 -c "" 2>/dev/null') != 0;
 plan skip_all => "objcopy (binutils) is not installed" if system('objcopy --version >/dev/null 2>&1') != 0;
@@ -21,10 +24,23 @@ if ($flags =~ /-gencode/) {
     my %has = map { $_ => 1 } @wanted;
     ok(!grep({ !$has{$_} } qw(75 80 86 89 90)), "the default build asks for sm_75, sm_80, sm_86, sm_89 and sm_90");
 }
+# What the build flags put in a program, as --describe reports it ("sm_75 ... compute_120").
+my ($single) = $flags =~ /-arch=(sm_\d+)/;
+my $build_archs = join ' ', $single ? ($single, $single =~ s/sm_/compute_/r) : $flags =~ /code=(\w+)/g;
 for my $p (@PROGRAMS, 'transpose/transpose') {
     my ($code, $out, $err) = run('python3', 'scripts/fatbin_archs.py', $p);
     my ($sm) = $out =~ /machine code ([\w ]+?)(;|$)/;
     my %have = map { /sm_(\d+)/ ? ($1 => 1) : () } split / /, $sm // '';
+    # A step folder with an arch.mk is built for that architecture alone (sm_90a: Hopper's own
+    # instructions), whatever ARCH says; --describe names it, and nothing else is in the binary.
+    my ($own) = -e dirname($p) . '/arch.mk' ? slurp(dirname($p) . '/arch.mk') =~ /^STEP_ARCH\s*:=\s*(\S+)/m : ();
+    if ($own) {
+        my ($num) = $own =~ /sm_(\d+)/;
+        ok($code == 0 && join(' ', sort keys %have) eq $num && $out =~ /no PTX/,
+           "$p holds machine code for its own architecture $own alone, no PTX") or diag("$out$err");
+        is((describe($p))[0]{archs}, $own, "$p --describe names its architecture $own");
+        next;
+    }
     # CUTLASS's kernels need 8.0: its program carries the first architecture of each major
     # version from 8.0 (8.6 and 8.9 run sm_80 code), to keep its long build short.
     my @expected = $p =~ /cutlass/ && @wanted > 1 ? grep { $_ >= 80 && $_ % 10 == 0 } @wanted : @wanted;
@@ -32,6 +48,8 @@ for my $p (@PROGRAMS, 'transpose/transpose') {
     ok($code == 0 && !@missing, "$p holds machine code for every architecture built for (@expected)")
         or diag("missing: @missing; $out$err");
     ok($out =~ /PTX compute_\d+/, "$p holds PTX, for GPUs newer than its machine code") if $flags =~ /-gencode/;
+    is((describe($p))[0]{archs}, $build_archs, "$p --describe names the architectures of the build")
+        if $p =~ m{^step|^cublas};
 }
 # The tensor chapter's development versions are not part of all (make versions builds them
 # like the steps): make test builds them for one architecture, the GPU's or else sm_90, so

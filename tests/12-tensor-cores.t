@@ -1,6 +1,7 @@
 #!/usr/bin/env perl
-# The tensor-core chapter on the GPU: steps 11 (TF32) and 12 (3xTF32), cuBLAS with TF32 and
-# the CUTLASS peer. Each precision class is judged by its own bound, and the bound can fail:
+# The tensor-core chapter on the GPU: its steps (those that say chapter=tensor-cores: 11 TF32,
+# 12 3xTF32, ...), cuBLAS with TF32 and the CUTLASS peer, each judged by the precision class
+# it declares. Each precision class is judged by its own bound, and the bound can fail:
 # a TF32 result judged as FP32 fails. The details of the 3xTF32 split, each tested: TF32
 # inputs round to nearest, the small parts are added and not swamped, Inf and NaN propagate
 # as in an FP32 GEMM, small K and odd sizes are right. Skipped without a GPU, or where the
@@ -14,15 +15,20 @@ our (%EXIT, $CUTLASS_WHY);
 my ($has_gpu, $info) = gpu_available();
 plan skip_all => "no GPU: $info" unless $has_gpu;
 
-my @tf32 = (['step11_tf32/step11'], ['cublas/cublas', '--math', 'tf32']);
-my @fp32 = (['step12_3xtf32/step12'], ['cublas/cublas']);
+# The chapter's steps that run on this GPU (one that needs another, exit 4, is skipped with
+# its reason), by class; and the references, by class.
+my (@tf32_steps, @fp32_steps);
+for my $d (grep { $_->{chapter} eq 'tensor-cores' } rows()) {
+    my ($runs, $why) = runs_here($d->{binary});
+    diag("$d->{row}: skipped: $why") unless $runs;
+    push @{ $d->{precision} eq 'tf32' ? \@tf32_steps : \@fp32_steps }, [row_command($d)] if $runs;
+}
+plan skip_all => "no tensor-core step runs on this GPU" unless @tf32_steps || @fp32_steps;
 my @cutlass = (['cutlass/cutlass', '--math', 'tf32'], ['cutlass/cutlass', '--math', '3xtf32']);
-my ($step11_runs, $why) = runs_here('step11_tf32/step11');
-plan skip_all => "step11: $why" unless $step11_runs;
 my $cutlass_runs = !$CUTLASS_WHY && (runs_here('cutlass/cutlass'))[0];
 diag("CUTLASS: $CUTLASS_WHY") if $CUTLASS_WHY;
-push @tf32, $cutlass[0] if $cutlass_runs;
-push @fp32, $cutlass[1] if $cutlass_runs;
+my @tf32 = (@tf32_steps, ['cublas/cublas', '--math', 'tf32'], ($cutlass_runs ? $cutlass[0] : ()));
+my @fp32 = (@fp32_steps, ['cublas/cublas'], ($cutlass_runs ? $cutlass[1] : ()));
 
 sub name { join ' ', @{ $_[0] } }
 sub csv_run { my ($cmd, @args) = @_; my ($code, $out, $err) = run(@$cmd, @args, '--csv-header'); return ($code, $err, csv_row($out)) }
@@ -49,12 +55,11 @@ for my $p ([@tf32], [@fp32]) {
     }
 }
 
-# Every configuration of steps 11 and 12 at sizes that are multiples of nothing, and small K
+# Every configuration of every step at sizes that are multiples of nothing, and small K
 # (n = 1 ... 64: a handful of k-tiles, most of the tile zero padding), on both inputs.
-for my $p ('step11_tf32/step11', 'step12_3xtf32/step12') {
-    my ($code, $out, $err) = run($p, '--config', '?');
-    my @configs = split /, /, ($err =~ /expected one of (.*) \(try --help\)/)[0] // '';
-    ok(@configs >= 2, "$p lists its configurations: @configs");
+for my $p (map { $_->[0] } @tf32_steps, @fp32_steps) {
+    my @configs = @{ (describe($p))[0]{configs} };
+    diag("$p: one configuration") unless @configs;
     for my $cfg (@configs) {
         for my $n (1, 7, 9, 17, 33, 64, 257, 1025) {
             for my $dist ('uniform', 'wide') {
@@ -71,52 +76,56 @@ for my $p ('step11_tf32/step11', 'step12_3xtf32/step12') {
     }
 }
 
-# Step 12 matches cuBLAS SGEMM's accuracy at n = 1000 on both inputs: errors no larger than
-# cuBLAS's on the same inputs. On wide inputs the maximum relative error is one cancelling
-# element's, whose order between two FP32-accurate programs may differ from GPU to GPU: it is
-# compared in the recorded runs (make compare), not here.
-for my $dist ('uniform', 'wide') {
-    my (undef, undef, %s) = csv_run(['step12_3xtf32/step12'], '-n', 1000, '--dist', $dist, '--reps', 1);
-    my (undef, undef, %c) = csv_run(['cublas/cublas'], '-n', 1000, '--dist', $dist, '--reps', 1);
-    for my $col ($dist eq 'uniform' ? 'max_rel_err' : (), 'avg_rel_err', 'max_comp_err') {
-        ok(is_number($s{$col}) && is_number($c{$col}) && $s{$col} <= $c{$col},
-           "step12 -n 1000 --dist $dist: $col " . ($s{$col} // '?') . " <= cuBLAS SGEMM's " . ($c{$col} // '?'));
+# Each FP32-class step matches cuBLAS SGEMM's accuracy at n = 1000 on both inputs: errors no
+# larger than cuBLAS's on the same inputs. On wide inputs the maximum relative error is one
+# cancelling element's, whose order between two FP32-accurate programs may differ from GPU to
+# GPU: it is compared in the recorded runs (make compare), not here.
+for my $step (@fp32_steps) {
+    for my $dist ('uniform', 'wide') {
+        my (undef, undef, %s) = csv_run($step, '-n', 1000, '--dist', $dist, '--reps', 1);
+        my (undef, undef, %c) = csv_run(['cublas/cublas'], '-n', 1000, '--dist', $dist, '--reps', 1);
+        for my $col ($dist eq 'uniform' ? 'max_rel_err' : (), 'avg_rel_err', 'max_comp_err') {
+            ok(is_number($s{$col}) && is_number($c{$col}) && $s{$col} <= $c{$col},
+               name($step) . " -n 1000 --dist $dist: $col " . ($s{$col} // '?') . " <= cuBLAS SGEMM's " . ($c{$col} // '?'));
+        }
     }
 }
 
 # The whole FP32 range (common/matrix.h's families: subnormal A, the lowest normal binade,
 # rows and columns scaled from 2^-140 to 2^100, 80 binades within a row, values near
 # FLT_MAX), and small k (n = 1 ... 33, where the fourth product is kept), each judged by the
-# fp32 bound. Beside cuBLAS SGEMM: at n = 1000 step 12's componentwise error is at most
-# SGEMM's; on mixed inputs, where a few products dominate each sum as in a short one, at
+# fp32 bound, for every FP32-class step. Beside cuBLAS SGEMM: at n = 1000 its componentwise
+# error is at most SGEMM's; on mixed inputs, where a few products dominate each sum as in a short one, at
 # most twice SGEMM's. Below that, where SGEMM's few roundings are fewer than the split's,
 # the ratio is reported (the README's table has it). CUTLASS's 3xTF32 is reported, not judged.
 my %range_sizes = map { $_ => [1, 2, 3, 8, 17, 32, 33, 100, 1000] } qw(subnormal tiny rowscale mixed huge);
 $range_sizes{$_} = [1 .. 33] for qw(uniform wide);
-for my $dist (qw(subnormal tiny rowscale mixed huge uniform wide)) {
-    my @report;
-    for my $n (@{ $range_sizes{$dist} }) {
-        my ($code, $err, %s) = csv_run(['step12_3xtf32/step12'], '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'full');
-        ok($code == 0 && ($s{precision} // '') eq 'fp32' && is_number($s{max_comp_err}) && $s{max_comp_err} <= $s{tolerance},
-           "step12 -n $n --dist $dist: componentwise error " . ($s{max_comp_err} // '?') . " within the fp32 bound "
-           . ($s{tolerance} // '?')) or diag("exit $code: $err");
-        next if $dist eq 'uniform' || $dist eq 'wide'; # compared with cuBLAS at n = 1000 above
-        my (undef, undef, %c) = csv_run(['cublas/cublas'], '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'full');
-        my $ratio = is_number($s{max_comp_err}) && is_number($c{max_comp_err}) && $c{max_comp_err} > 0
-                  ? $s{max_comp_err} / $c{max_comp_err} : undef;
-        push @report, sprintf("n=%d %.2g", $n, $ratio // -1);
-        if ($n >= 1000) {
-            my $factor = $dist eq 'mixed' ? 2 : 1;
-            ok(defined $ratio && $ratio <= $factor, "step12 -n $n --dist $dist: componentwise error $s{max_comp_err} <= "
-               . ($factor == 1 ? '' : "$factor x ") . "cuBLAS SGEMM's " . ($c{max_comp_err} // '?'));
+for my $step (@fp32_steps) {
+    for my $dist (qw(subnormal tiny rowscale mixed huge uniform wide)) {
+        my @report;
+        for my $n (@{ $range_sizes{$dist} }) {
+            my ($code, $err, %s) = csv_run($step, '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'full');
+            ok($code == 0 && ($s{precision} // '') eq 'fp32' && is_number($s{max_comp_err}) && $s{max_comp_err} <= $s{tolerance},
+               name($step) . " -n $n --dist $dist: componentwise error " . ($s{max_comp_err} // '?') . " within the fp32 bound "
+               . ($s{tolerance} // '?')) or diag("exit $code: $err");
+            next if $dist eq 'uniform' || $dist eq 'wide'; # compared with cuBLAS at n = 1000 above
+            my (undef, undef, %c) = csv_run(['cublas/cublas'], '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'full');
+            my $ratio = is_number($s{max_comp_err}) && is_number($c{max_comp_err}) && $c{max_comp_err} > 0
+                      ? $s{max_comp_err} / $c{max_comp_err} : undef;
+            push @report, sprintf("n=%d %.2g", $n, $ratio // -1);
+            if ($n >= 1000) {
+                my $factor = $dist eq 'mixed' ? 2 : 1;
+                ok(defined $ratio && $ratio <= $factor, name($step) . " -n $n --dist $dist: componentwise error $s{max_comp_err} <= "
+                   . ($factor == 1 ? '' : "$factor x ") . "cuBLAS SGEMM's " . ($c{max_comp_err} // '?'));
+            }
+            if ($cutlass_runs && $step == $fp32_steps[0]) {
+                my ($cc, undef, %k) = csv_run($cutlass[1], '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'full');
+                diag("cutlass 3xtf32 -n $n --dist $dist: exit $cc, componentwise error " . ($k{max_comp_err} // '?')
+                     . " (bound " . ($k{tolerance} // '?') . ")");
+            }
         }
-        if ($cutlass_runs) {
-            my ($cc, undef, %k) = csv_run($cutlass[1], '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'full');
-            diag("cutlass 3xtf32 -n $n --dist $dist: exit $cc, componentwise error " . ($k{max_comp_err} // '?')
-                 . " (bound " . ($k{tolerance} // '?') . ")");
-        }
+        diag(name($step) . " / cuBLAS SGEMM componentwise error on $dist: @report") if @report;
     }
-    diag("step12 / cuBLAS SGEMM componentwise error on $dist: @report") if @report;
 }
 
 # Crafted inputs, through --load and --save.
@@ -139,9 +148,9 @@ save_npy("$dir/ident/b.npy", map { my $i = $_; [map { $_ == $i ? 1 : 0 } 0 .. $n
 # TF32 rounding to nearest, ties away from zero (cvt.rna.tf32.f32), on the float's bits.
 sub rna { my $u = unpack('V', pack('f<', $_[0])); unpack('f<', pack('V', ($u + 0x1000) & 0xffffe000)) }
 my @flat = map { @$_ } @a;
-for my $case ([['step11_tf32/step11'], 'rounded to nearest TF32', [map { rna($_) } @flat]],
+for my $case ((map { [$_, 'rounded to nearest TF32', [map { rna($_) } @flat]] } @tf32_steps),
               [['cublas/cublas'], 'unchanged', \@flat],
-              [['step12_3xtf32/step12'], 'unchanged: big rounds to nearest and the small parts are kept', \@flat],
+              (map { [$_, 'unchanged: big rounds to nearest and the small parts are kept', \@flat] } @fp32_steps),
               ($cutlass_runs ? [$cutlass[1], 'unchanged', \@flat] : ())) {
     my ($cmd, $what, $want) = @$case;
     system('rm', '-rf', "$dir/out");
@@ -180,7 +189,7 @@ for my $cmd (@tf32, @fp32) {
 }
 # TF32's largest value is below FLT_MAX: a TF32 GEMM may overflow there, an FP32-class one
 # may not. Ours must not; what CUTLASS's 3xTF32 does is reported, not judged.
-for my $cmd (['step12_3xtf32/step12'], ['cublas/cublas'], ($cutlass_runs ? $cutlass[1] : ())) {
+for my $cmd (@fp32) {
     my ($code, $out, $err) = run(@$cmd, '--load', "$dir/huge", '--reps', 1);
     if ($cmd->[0] =~ /cutlass/) {
         diag(name($cmd) . " --load huge (FLT_MAX x 0.5): exit $code, " . (($out =~ /^(PASS|FAIL).*/m)[0] // $err));

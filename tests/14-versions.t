@@ -22,7 +22,7 @@ for my $f (glob('step*/versions/*.cu')) {
     ok($listed{$f}, "$f is in a chain of versions tested here");
 }
 
-sub program_name { my ($f) = @_; open my $fh, '<', $f or die "$f: $!"; local $/; (<$fh> =~ /step_info = \{"(\w+)"/)[0] // '' }
+sub program_name { my ($f) = @_; open my $fh, '<', $f or die "$f: $!"; local $/; (<$fh> =~ /\.program = "(\w+)"/)[0] // '' }
 
 my %names;
 for my $chain (@chains) {
@@ -57,9 +57,8 @@ SKIP: {
             pass("$bin: skipped, this GPU lacks what it needs: $why");
             next;
         }
-        my ($code, $out, $err) = run($bin, '--config', '?');
-        my @configs = split /, /, ($err =~ /expected one of (.*) \(try --help\)/)[0] // '';
-        ok(@configs >= 2, "$bin lists its configurations: @configs");
+        my @configs = @{ (describe($bin))[0]{configs} };
+        ok(@configs >= 2, "$bin describes its configurations: @configs");
         # One accumulator's bias grows with n faster than the fp32 bound: small n only.
         my @sizes = $name eq 'step12_v1' ? (1, 17, 257) : (1, 17, 257, 1025);
         for my $cfg (@configs) {

@@ -5,10 +5,11 @@ use warnings;
 use File::Temp qw(tempfile);
 use Test::More;
 
-our @PROGRAMS = ((map { my ($d) = $_; (my $p = $d) =~ s/_.*//; "$d/$p" }
-    qw(step01_naive step02_kahan step03_shared_row step04_pitch step05_tiled step06_padded
-       step07_regtile step08_vectorized step09_warptile step10_pipelined step11_tf32 step12_3xtf32)),
-    'cublas/cublas', (-e 'cutlass/cutlass' ? ('cutlass/cutlass') : ()));
+# The programs, found as the Makefile finds them: every step folder stepNN_name holds the
+# program stepNN; then cuBLAS, and CUTLASS where it is built. What each is, the tests ask it
+# (--describe, below), so that a new step folder is tested with no edit here.
+our @STEPS = map { m{^(step\d\d)_} ? "$_/$1" : () } sort grep { -d } glob('step[0-9][0-9]_*');
+our @PROGRAMS = (@STEPS, 'cublas/cublas', (-e 'cutlass/cutlass' ? ('cutlass/cutlass') : ()));
 # Without CUTLASS's headers (make cutlass-headers) the CUTLASS peer is not built: its tests skip.
 our $CUTLASS_WHY = -e 'cutlass/cutlass' ? '' : 'cutlass/cutlass is not built (make cutlass fetches its headers)';
 
@@ -55,6 +56,36 @@ sub runs_here {
     return (1, $out =~ s/\s+$//r) if $code == 0;
     return (0, $err =~ s/\s+$//r) if $code == $EXIT{no_feature};
     BAIL_OUT("$p --gpu-check exited $code: " . ($err =~ s/\s+$//r));
+}
+
+# What a program says it is (--describe): a list of blocks, one per arithmetic (--math), each
+# a hash of its key=value lines plus binary, and configs as a list (at -n $n, if given).
+# A program that cannot describe itself stops the run: it is not built, or it is broken.
+my %described;
+sub describe {
+    my ($p, $n) = @_;
+    my $key = $p . ($n ? " -n $n" : '');
+    return @{ $described{$key} } if $described{$key};
+    my ($code, $out, $err) = run($p, '--describe', ($n ? ('-n', $n) : ()));
+    BAIL_OUT("$p --describe exited $code: " . ($err =~ s/\s+$//r) . ($code == 127 ? ' (run make)' : '')) if $code;
+    my @blocks;
+    for my $text (split /\n\n/, $out) {
+        my %d = map { /^([^=]+)=(.*)$/ ? ($1 => $2) : () } split /\n/, $text;
+        $d{binary} = $p;
+        $d{configs} = [split ' ', $d{configs} // ''];
+        push @blocks, \%d;
+    }
+    $described{$key} = \@blocks;
+    return @blocks;
+}
+
+# Every row of every program (cublas, cublas_tf32, ...), described, in the ladder's order.
+sub rows { return map { describe($_) } @PROGRAMS }
+
+# The command of a row: its binary, with --math for a program's other arithmetics.
+sub row_command {
+    my ($d) = @_;
+    return ($d->{binary}, $d->{row} ne $d->{program} ? ('--math', $d->{math}) : ());
 }
 
 # One CSV row printed with --csv-header, as a hash (empty when there is none).

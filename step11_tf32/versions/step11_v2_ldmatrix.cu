@@ -46,9 +46,16 @@ static int tf32_configs(int n, const struct step_config **list)
     return n <= SMALL_MAX_N ? sizeof small_n / sizeof *small_n : sizeof large_n / sizeof *large_n;
 }
 
-const struct step_info step_info = {"step11_v2", "step 11, version 2: ldmatrix for A, integer rounding", 0, NULL, 80,
-                                    "TF32 tensor cores, mma.sync", tf32_configs,
-                                    "tile BM x BN x BK / stages in flight", PRECISION_TF32};
+const struct step_info step_info = {
+    .program = "step11_v2",
+    .lesson = "step 11, version 2: ldmatrix for A, integer rounding",
+    .chapter = "tensor-cores",
+    .min_cc = 80,
+    .needs = "TF32 tensor cores, mma.sync",
+    .configs = tf32_configs,
+    .config_legend = "tile BM x BN x BK / stages in flight",
+    .precision = PRECISION_TF32,
+};
 
 /* mma_tf32 and ldmatrix_x4: common/tf32_mma.h. The rounding to TF32 in integer arithmetic:
  * add half of the last bit TF32 keeps, clear the 13 bits it drops (to nearest, ties away

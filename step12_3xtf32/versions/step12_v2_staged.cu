@@ -68,9 +68,16 @@ static int tf32_configs(int n, const struct step_config **list)
     return n <= SMALL_MAX_N ? sizeof small_n / sizeof *small_n : sizeof large_n / sizeof *large_n;
 }
 
-const struct step_info step_info = {"step12_v2", "step 12, version 2: big masked after rounding", 0, NULL, 80,
-                                    "TF32 tensor cores, mma.sync", tf32_configs,
-                                    "tile BM x BN x BK / stages in flight", PRECISION_FP32};
+const struct step_info step_info = {
+    .program = "step12_v2",
+    .lesson = "step 12, version 2: big masked after rounding",
+    .chapter = "tensor-cores",
+    .min_cc = 80,
+    .needs = "TF32 tensor cores, mma.sync",
+    .configs = tf32_configs,
+    .config_legend = "tile BM x BN x BK / stages in flight",
+    .precision = PRECISION_FP32,
+};
 
 /* Split x into big = tf32(x), rounded to nearest, and small = tf32(x - big); x - big is
  * exact in FP32 (to_tf32_exact leaves big's low 13 bits zero: the tensor core ignores them,

@@ -1,0 +1,184 @@
+/* NumPy .npy files: save_npy writes the matrices of --save, load_npy and load_npy_pair
+ * read those of --load. */
+#define _POSIX_C_SOURCE 200809L /* strerror, ftell */
+#include "matrix.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int save_npy(const char *path, const float *m, int rows, int cols)
+{
+    /* Format 1.0: magic, version, little-endian header length, then a Python dict
+     * literal padded with spaces so the data starts on a 64-byte boundary. */
+    char dict[128];
+    int len = snprintf(dict, sizeof dict,
+                       "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }",
+                       rows, cols);
+    size_t preamble = 10; /* magic (6) + version (2) + header length (2) */
+    size_t header = (size_t)len + 1;
+    header += (64 - (preamble + header) % 64) % 64;
+
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    unsigned char head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                              (unsigned char)(header & 0xff), (unsigned char)(header >> 8)};
+    int ok = fwrite(head, 1, sizeof head, f) == sizeof head;
+    ok = ok && fwrite(dict, 1, (size_t)len, f) == (size_t)len;
+    for (size_t i = (size_t)len; ok && i + 1 < header; i++)
+        ok = fputc(' ', f) != EOF;
+    ok = ok && fputc('\n', f) != EOF;
+    /* float32 little-endian: the host byte order on every machine we build for. */
+    ok = ok && fwrite(m, sizeof *m, (size_t)rows * cols, f) == (size_t)rows * cols;
+    ok = (fclose(f) == 0) && ok;
+    return ok ? 0 : -1;
+}
+
+/* The value of key in the header's dict literal, e.g. "'<f4'" for 'descr', or NULL. */
+static const char *npy_field(const char *dict, const char *key)
+{
+    const char *at = strstr(dict, key);
+    if (!at)
+        return NULL;
+    at = strchr(at + strlen(key), ':');
+    if (!at)
+        return NULL;
+    at++;
+    while (*at == ' ')
+        at++;
+    return at;
+}
+
+int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_t errlen)
+{
+    *m = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return -1;
+    }
+    unsigned char head[12];
+    size_t header_len = 0, preamble = 0;
+    if (fread(head, 1, 10, f) != 10 || memcmp(head, "\x93NUMPY", 6) != 0) {
+        snprintf(err, errlen, "not a .npy file (no \\x93NUMPY magic)");
+        goto fail;
+    }
+    if (head[6] == 1) {
+        header_len = head[8] | (size_t)head[9] << 8;
+        preamble = 10;
+    } else if (head[6] == 2 || head[6] == 3) {
+        if (fread(head + 10, 1, 2, f) != 2) {
+            snprintf(err, errlen, "truncated header");
+            goto fail;
+        }
+        header_len = head[8] | (size_t)head[9] << 8 | (size_t)head[10] << 16 | (size_t)head[11] << 24;
+        preamble = 12;
+    } else {
+        snprintf(err, errlen, "unknown .npy format version %d.%d", head[6], head[7]);
+        goto fail;
+    }
+    if (header_len > 65536) {
+        snprintf(err, errlen, "header of %zu bytes: not a matrix's", header_len);
+        goto fail;
+    }
+    char dict[65537];
+    if (fread(dict, 1, header_len, f) != header_len) {
+        snprintf(err, errlen, "truncated header");
+        goto fail;
+    }
+    dict[header_len] = '\0';
+    const char *descr = npy_field(dict, "'descr'"), *order = npy_field(dict, "'fortran_order'"),
+               *shape = npy_field(dict, "'shape'");
+    if (!descr || !order || !shape) {
+        snprintf(err, errlen, "header without descr, fortran_order and shape");
+        goto fail;
+    }
+    if (strncmp(descr, "'<f4'", 5) != 0) {
+        int len = (int)strcspn(descr, ",}");
+        snprintf(err, errlen, "dtype %.*s, expected float32 '<f4' (in NumPy: a.astype(np.float32))", len, descr);
+        goto fail;
+    }
+    if (strncmp(order, "False", 5) != 0) {
+        snprintf(err, errlen, "Fortran order, expected C order (in NumPy: np.ascontiguousarray(a))");
+        goto fail;
+    }
+    long r = -1, c = -1;
+    int used = 0;
+    if (sscanf(shape, "(%ld, %ld)%n", &r, &c, &used) != 2 || used == 0) {
+        int len = (int)strcspn(shape, ")");
+        snprintf(err, errlen, "shape %.*s), expected a 2-D matrix (rows, cols)", len, shape);
+        goto fail;
+    }
+    if (r < 1 || c < 1 || r > INT_MAX || c > INT_MAX) {
+        snprintf(err, errlen, "shape (%ld, %ld): a matrix needs at least one row and one column", r, c);
+        goto fail;
+    }
+    /* The data must be exactly rows x cols floats: no more, no less. */
+    const double want = (double)r * c * sizeof(float);
+    if (fseek(f, 0, SEEK_END) != 0) {
+        snprintf(err, errlen, "cannot seek: %s", strerror(errno));
+        goto fail;
+    }
+    const long size = ftell(f);
+    const double have = (double)size - (double)(preamble + header_len);
+    if (have != want) {
+        snprintf(err, errlen, "%s: shape (%ld, %ld) needs %.0f bytes of data, the file has %.0f",
+                 have < want ? "truncated" : "bytes past the data", r, c, want, have);
+        goto fail;
+    }
+    if (fseek(f, (long)(preamble + header_len), SEEK_SET) != 0 ||
+        !(*m = malloc(sizeof **m * (size_t)r * (size_t)c))) {
+        snprintf(err, errlen, "cannot allocate %.1f GB", want / 1e9);
+        goto fail;
+    }
+    /* float32 little-endian ('<f4'): the host byte order on every machine we build for. */
+    if (fread(*m, sizeof **m, (size_t)r * c, f) != (size_t)r * c) {
+        snprintf(err, errlen, "read error: %s", strerror(errno));
+        goto fail;
+    }
+    fclose(f);
+    *rows = (int)r;
+    *cols = (int)c;
+    return 0;
+fail:
+    free(*m);
+    *m = NULL;
+    fclose(f);
+    return -1;
+}
+
+int load_npy_pair(const char *dir, float **a, float **b, int *n, char *err, size_t errlen)
+{
+    const char *names[2] = {"a.npy", "b.npy"};
+    float **mats[2] = {a, b};
+    int rows[2], cols[2];
+    *a = *b = NULL;
+    for (int i = 0; i < 2; i++) {
+        char path[4096], why[512];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (load_npy(path, mats[i], &rows[i], &cols[i], why, sizeof why) != 0) {
+            snprintf(err, errlen, "cannot load '%s': %s", path, why);
+            goto fail;
+        }
+        if (rows[i] != cols[i]) {
+            snprintf(err, errlen, "cannot load '%s': it is %d x %d, the programs multiply square matrices", path,
+                     rows[i], cols[i]);
+            goto fail;
+        }
+    }
+    if (rows[0] != rows[1]) {
+        snprintf(err, errlen, "cannot load '%s': a.npy is %d x %d but b.npy is %d x %d", dir, rows[0], rows[0],
+                 rows[1], rows[1]);
+        goto fail;
+    }
+    *n = rows[0];
+    return 0;
+fail:
+    free(*a);
+    free(*b);
+    *a = *b = NULL;
+    return -1;
+}

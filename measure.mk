@@ -1,0 +1,116 @@
+# What measures, profiles and draws (the build itself is the Makefile, which includes this):
+# the comparison and the sweeps, make reproduce, the charts and tables, ncu, compute-sanitizer
+# and ptxas's register counts. Every program these recipes run is found as the build finds it.
+
+.PHONY: compare tile-programs tile-sweep cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep \
+        reproduce plots plots-env profile profile-launch pitch-profile sanitize regs
+
+# The classroom comparison: every program built here (every step, cuBLAS, and CUTLASS where
+# its headers were fetched) at SIZES, the table, results/<device>.csv.
+SIZES ?= 1000 4096
+REPS ?= 10
+DISTS ?= uniform wide
+compare: all
+	python3 scripts/compare.py --sizes "$(SIZES)" --reps $(REPS) --dists "$(DISTS)"
+
+tile-programs: $(TILE_PROGRAMS)
+tile-sweep: all tile-programs
+	python3 scripts/tile_sweep.py
+
+# The CPU chapter: every variant, single-threaded then on all cores, and the lab's
+# block-size sweep; rows into results/<host>-cpu.csv.
+CPU_SIZES ?= 128 256 512 1000 1024 2048
+cpu: cpu/cpu_gemm
+	python3 scripts/cpu_compare.py --sizes "$(CPU_SIZES)"
+cpu-sweep: cpu/cpu_gemm
+	python3 scripts/cpu_compare.py --sweep
+
+# The transpose chapter: every variant at the text's 2048 x 1536 and at 8192 x 8192,
+# the table, rows into results/<device>-transpose.csv; and ncu's bank-conflict counters.
+transpose: transpose/transpose
+	python3 scripts/transpose_compare.py
+TRANSPOSE_NCU_METRICS := gpu__time_duration.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+transpose-profile: transpose/transpose
+	@for v in naive shared shared_padded tiled32x8 copy_kernel; do echo "== $$v"; \
+	    ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics $(TRANSPOSE_NCU_METRICS) \
+	        ./transpose/transpose --rows 8192 --cols 8192 --iters 1 --variant $$v | grep -E "^    [a-z]"; done
+
+# Step 09's tile shapes: each built with -D flags and run at n = 1000 and 4096.
+warptile-sweep: all
+	python3 scripts/warptile_sweep.py
+
+# Step 10's configurations, each run through --config.
+config-sweep: all
+	python3 scripts/config_sweep.py
+
+# Everything the READMEs show, measured again here (scripts/reproduce.py): ONLY="parts"
+# runs some of it, SKIP="parts" leaves some out; the plan and its time come first.
+reproduce: all tile-programs versions obj/harness_test $(TEST_HELPERS)
+	python3 scripts/reproduce.py $(if $(ONLY),--only "$(ONLY)") $(if $(SKIP),--skip "$(SKIP)")
+
+# Charts into plots/ and the README tables, from results/, and the tensor-core chapter's
+# pictures (computed from the kernels' rules, no results). matplotlib where python3 can
+# import it, else a local virtual environment made once from plots/requirements.txt.
+PLOT_PYTHON = $(shell python3 -c 'import matplotlib' 2>/dev/null && echo python3 || echo .venv/bin/python)
+plots: plots-env
+	python3 scripts/ladder.py record
+	$(PLOT_PYTHON) plots/charts.py
+	$(PLOT_PYTHON) plots/tensor_pictures.py
+	python3 scripts/readme_tables.py
+plots-env:
+	@python3 -c 'import matplotlib' 2>/dev/null || $(MAKE) --no-print-directory .venv/installed
+.venv/installed: plots/requirements.txt
+	python3 -m venv .venv
+	.venv/bin/pip install -q -r plots/requirements.txt
+	touch $@
+
+# ncu with --clock-control none: the GPU runs at the clocks it would run at anyway,
+# as in every other measurement here. One launch, after the warm-up ones.
+STEP ?= 05
+NCU_N ?= 1000
+NCU_SECTIONS ?= # e.g. NCU_SECTIONS="--section WarpStateStats" adds ncu's stall reasons
+PROFILE_ARGS ?= # more options for the program, e.g. PROFILE_ARGS="--math tf32" with STEP=cublas
+# The set: time; bytes from DRAM, through L2, and asked of L1 by global loads; how
+# busy the SM, its L1/shared unit and its FMA pipe are; instructions and issue-slot
+# use; shared-memory wavefronts and bank conflicts; achieved occupancy; the tensor pipe's
+# busy cycles and its share of the instructions (steps 11-12, cuBLAS TF32, CUTLASS).
+NCU_METRICS := gpu__time_duration.sum,dram__bytes_read.sum,lts__t_bytes.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active
+profile: all
+	ncu --clock-control none --kernel-name regex:$(if $(filter cublas,$(STEP)),gemm,$(if $(filter cutlass,$(STEP)),Kernel,matmult_kernel)) \
+	    --launch-skip 1 --launch-count 1 --metrics $(NCU_METRICS) $(NCU_SECTIONS) \
+	    $(if $(filter cublas cutlass,$(STEP)),./$(STEP)/$(STEP),./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) \
+	    -n $(NCU_N) --reps 1 $(PROFILE_ARGS)
+
+# The launch configuration cuBLAS chose (grid, block, registers, shared memory).
+profile-launch: all
+	ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic \
+	    $(if $(filter cublas,$(STEP)),./cublas/cublas,./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) -n $(NCU_N) --reps 1
+
+# Step 04's lesson in counters: sectors per global-load request and DRAM bytes, with and
+# without cudaMallocPitch, at a sector-aligned width (1000) and unaligned ones.
+PITCH_METRICS := gpu__time_duration.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,lts__t_bytes.sum,dram__bytes_read.sum
+pitch-profile: all
+	@for n in 1000 1001 4001; do for p in step03_shared_row/step03 step04_pitch/step04; do \
+	    echo "\$$ $$p -n $$n"; ./$$p -n $$n --reps 20 | grep -E "Pitch|Kernel"; \
+	    ncu --clock-control none --kernel-name regex:matmult_kernel --launch-skip 1 --launch-count 1 \
+	        --metrics $(PITCH_METRICS) ./$$p -n $$n --reps 1 --check none 2>&1 | grep -E "^    [a-z]"; done; done
+
+# compute-sanitizer on every program at SANITIZE_SIZES, every configuration of those that have
+# several, and the FP32-class tensor-core steps on NaN, Inf and the ends of FP32's range
+# (scripts/sanitize.py says what runs, and why).
+SANITIZE_SIZES ?= 17 100
+sanitize: all
+	python3 scripts/sanitize.py --sizes "$(SANITIZE_SIZES)"
+
+# One line per kernel and architecture: which kernel (demangled: step 10's template
+# arguments are its tile shape), its registers, spills and static shared memory.
+REGS_AWK = /Compiling entry function/ { k = $$0; sub(/.*function .(void )?/, "", k); sub(/\(.*/, "", k); \
+                                      a = $$0; sub(/.* for ./, "", a); sub(/.$$/, "", a) } \
+    /spill stores/ { spill = $$5 } \
+    /Used [0-9]+ registers/ { smem = "0"; if (match($$0, /[0-9]+ bytes smem/)) smem = substr($$0, RSTART, RLENGTH - 11); \
+        printf "%-7s %-7s %-46s %3d registers, %s bytes spilled, %s bytes static shared memory\n", \
+               step, a, k, $$5, spill, smem }
+# Each step compiled as its build compiles it (its own architecture, where it has one).
+regs:
+	@$(foreach d,$(STEP_DIRS),$(NVCC) $(subst $(ARCH_FLAGS),$(call step_arch_flags,$(d)),$(NVCCFLAGS)) -Xptxas -v \
+	    -c $(d)/$(call step_program,$(d)).cu -o /dev/null 2>&1 | c++filt | awk -v step=$(call step_program,$(d)) '$(REGS_AWK)';)
