@@ -45,23 +45,23 @@ import readme_tables  # noqa: E402
 
 PHASES = [("alloc_ms", "allocate"), ("h2d_ms", "copy in"), ("kernel_e2e_ms", "kernel"), ("d2h_ms", "copy out"),
           ("free_ms", "free")]
-NAMES = {"cublas": "cuBLAS", "cublas_tf32": "cuBLAS TF32", "cutlass_tf32": "CUTLASS TF32",
-         "cutlass_3xtf32": "CUTLASS 3xTF32"}
 # The ceilings and peers in every chart: red the FP32 class, purple the TF32 class.
 STYLES = {"cublas": dict(color="#d62728", linewidth=2.2, linestyle="--"),
           "cublas_tf32": dict(color="#6a3d9a", linewidth=2.2, linestyle="--"),
           "cutlass_tf32": dict(color="#6a3d9a", linewidth=1.5, linestyle=":"),
-          "cutlass_3xtf32": dict(color="#d62728", linewidth=1.5, linestyle=":"),
-          "step11": dict(color="#000000", marker="s"), "step12": dict(color="#1b9e77", marker="D")}
+          "cutlass_3xtf32": dict(color="#d62728", linewidth=1.5, linestyle=":")}
+# The tensor-core steps, in order, each its own colour and marker (the CUDA-core steps take
+# matplotlib's cycle).
+TENSOR_STYLES = [dict(color="#000000", marker="s"), dict(color="#1b9e77", marker="D"), dict(color="#e7298a", marker="^"),
+                 dict(color="#7570b3", marker="v"), dict(color="#66a61e", marker="P")]
+STYLES.update({s: TENSOR_STYLES[i % len(TENSOR_STYLES)] for i, s in enumerate(ladder.TENSOR_STEPS)})
 # lambda of the fp32 class bound, as the programs use it (common/matrix.h).
 FP32_LAMBDA = float(re.search(r"#define FP32_LAMBDA\s+([0-9.eE+-]+)",
                               open(os.path.join(ladder.ROOT, "common", "matrix.h")).read()).group(1))
 CLASSES = {"fp32": ("#3182bd", "o"), "tf32": ("#e6550d", "s")}  # precision class: colour, marker
 
 
-def label(prog):
-    """'step07' -> 'step 07', 'cublas_tf32' -> 'cuBLAS TF32'."""
-    return NAMES.get(prog, prog.replace("step", "step "))
+label = ladder.label
 
 
 def program_ticks(ax, progs):
@@ -74,7 +74,7 @@ def program_ticks(ax, progs):
 
 
 def precision_bound(precision, k):
-    """common/matrix.c's precision_bound for an uncompensated sum of k products: the bound
+    """common/check.c's precision_bound for an uncompensated sum of k products: the bound
     on the componentwise error |c - ref| / (|A||B|) of the fp32 or the tf32 class."""
     u = math.ldexp(1.0, -24)
     fp32 = math.expm1(FP32_LAMBDA * math.sqrt(k) * u + k * u * u / (1.0 - u))
@@ -218,7 +218,7 @@ def accuracy_chart(device, res, art, out):
     program_ticks(ax, progs)
     ax.set_ylabel("max relative error vs double reference (log)")
     tensor = [p for p in progs if p in ladder.TENSOR_STEPS or p in ladder.MATH_ROWS]
-    three = [p for p in tensor if p == "step12" or "3x" in p]  # 3xTF32: FP32 accuracy from TF32 products
+    three = [p for p in tensor if ladder.PROGRAMS[p]["precision"] == "fp32" and p != "cublas"]  # 3xTF32: FP32 from TF32
     kinds = [f"{what} ({', '.join(label(p) for p in ps)})" for what, ps in
              (("TF32 tensor cores", [p for p in tensor if p not in three]), ("3xTF32", three)) if ps]
     ax.set_title("Accuracy: plain float sums (steps 01, 07-10, cuBLAS) vs Kahan summation (steps 02-06)"
