@@ -156,11 +156,14 @@ obj/tile/step05_tile%: step05_tiled/step05.cu $(HARNESS) $(HEADERS) $(ARCH_STAMP
 obj/tile/step02_threads%: step02_kahan/step02.cu $(HARNESS) $(HEADERS) $(ARCH_STAMP) | obj/tile
 	$(NVCC) $(NVCCFLAGS) '-DNUM_THREADS=($**$*)' -o $@ $< $(HARNESS) $(LDLIBS)
 
-# The tensor chapter's development versions (steps 11 and 12 as they were before they became
-# the steps, each a whole program: diff shows one change at a time), built as the steps are,
-# into obj/versions/; scripts/versions.py measures them beside the steps. Not part of all:
-# CI builds all for each architecture in turn, and these would add about a minute and a half.
-VERSION_DIRS := step11_tf32/versions step12_3xtf32/versions
+# The development versions in a step's versions/ folder (the step as it was before it became
+# the step, each a whole program: diff shows one change at a time), built as their step is
+# (its architecture too), into obj/versions/; scripts/versions.py measures them beside the
+# steps. Not part of all: CI builds all for each architecture in turn, and these would add
+# about a minute and a half.
+VERSION_DIRS := $(wildcard $(addsuffix /versions,$(STEP_DIRS)))
+# $(1): a versions folder -> its step's architecture flags, or $(2) for a step without its own.
+version_arch = $(if $(ARCH_$(patsubst %/versions,%,$(1))),$(call step_arch_flags,$(patsubst %/versions,%,$(1))),$(2))
 VERSION_NAMES := $(basename $(notdir $(wildcard $(addsuffix /*.cu,$(VERSION_DIRS)))))
 VERSION_PROGRAMS := $(addprefix obj/versions/,$(VERSION_NAMES))
 # $(1): a versions folder, $(2): where its programs go, $(3): nvcc's flags, $(4): their stamp.
@@ -169,7 +172,8 @@ $(2)/%: $(1)/%.cu $$(HARNESS) $$(HEADERS) $(4)
 	@mkdir -p $$(@D)
 	$$(NVCC) $(3) -o $$@ $$< $$(HARNESS) $$(LDLIBS)
 endef
-$(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/versions,$$(NVCCFLAGS),$$(ARCH_STAMP))))
+$(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/versions,\
+    $$(subst $$(ARCH_FLAGS),$$(call version_arch,$(d),$$(ARCH_FLAGS)),$$(NVCCFLAGS)),$$(ARCH_STAMP))))
 versions: $(VERSION_PROGRAMS)
 
 # The CPU chapter: gcc only. OpenBLAS where pkg-config finds it, or OPENBLAS_DIR=<a folder
@@ -230,15 +234,16 @@ all-archs:
 obj/gpu_info: obj/common/gpu_info.o $(HARNESS)
 	$(NVCC) -o $@ $^ $(LDLIBS)
 
-# The development versions for one architecture, the GPU's or else sm_90, so that make test
-# proves they compile (tests/10-build.t) and, on a GPU, that they are right (tests/14-versions.t).
+# The development versions for one architecture, the GPU's or else sm_90 (their step's own,
+# where it has one), so that make test proves they compile (tests/10-build.t) and, on a GPU,
+# that they are right (tests/14-versions.t).
 TEST_VERSIONS_ARCH := sm_$(or $(GPU_CC),90)
 TEST_VERSIONS := $(addprefix obj/test/versions/,$(VERSION_NAMES))
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
   $(call stamp,test-versions-arch,$(TEST_VERSIONS_ARCH))
 endif
 $(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/test/versions,\
-    $$(subst $$(ARCH_FLAGS),-arch=$$(TEST_VERSIONS_ARCH),$$(NVCCFLAGS)),obj/test-versions-arch.stamp)))
+    $$(subst $$(ARCH_FLAGS),$$(call version_arch,$(d),-arch=$$(TEST_VERSIONS_ARCH)),$$(NVCCFLAGS)),obj/test-versions-arch.stamp)))
 
 # What the tests build to force each failure a program must tell apart from "no GPU"
 # (tests/09-exit-codes.t): two stand-in driver libraries (too old; failing), step 01

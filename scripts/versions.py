@@ -35,6 +35,10 @@ VERSIONS = {
     "step12_v2": ("obj/versions/step12_v2_staged", "staged accumulation: fresh sums per tile of k, added to the "
                   "running sums rounded to nearest", False),
     "step12": ("step12_3xtf32/step12", "big no longer masked on sm_90 (cvt.rn zeroes the low bits): the step", False),
+    "step13_v1": ("obj/versions/step13_v1_tma_wgmma", "step 13 as first written: TMA, an mbarrier ring, wgmma "
+                  "64x256x8, a producer and two consumers; one 128x256 tile, blocks row after row", False),
+    "step13_v2": ("obj/versions/step13_v2_bands", "blocks walked in bands of 8 block rows, for L2", False),
+    "step13": ("step13_wgmma_tf32/step13", "a 128x128 tile with 6 stages below n = 2048: the step", False),
 }
 
 

@@ -52,15 +52,17 @@ for my $p (@PROGRAMS, 'transpose/transpose') {
         if $p =~ m{^step|^cublas};
 }
 # The tensor chapter's development versions are not part of all (make versions builds them
-# like the steps): make test builds them for one architecture, the GPU's or else sm_90, so
-# that they are proven to compile wherever the tests run.
+# like the steps): make test builds them for one architecture, the GPU's or else sm_90 (their
+# step's own, where it has an arch.mk), so that they are proven to compile wherever the tests run.
 open my $vfh, '<', 'obj/test-versions-arch.stamp' or BAIL_OUT("obj/test-versions-arch.stamp is missing: run make test");
 chomp(my $varch = <$vfh> // '');
-my @versions = map { m{/(\w+)\.cu$} ? "obj/test/versions/$1" : () } glob('step*/versions/*.cu');
-ok(@versions >= 3, "the development versions: @versions");
-for my $v (@versions) {
+my %versions = map { m{^(\w+)/versions/(\w+)\.cu$} ? ("obj/test/versions/$2" => $1) : () } glob('step*/versions/*.cu');
+ok(keys %versions >= 3, "the development versions: @{[sort keys %versions]}");
+for my $v (sort keys %versions) {
+    my ($own) = slurp("$versions{$v}/arch.mk") =~ /^STEP_ARCH\s*:=\s*sm_(\d+)/m;
+    my $arch = $own ? "sm_$own" : $varch;
     my ($code, $out, $err) = run('python3', 'scripts/fatbin_archs.py', $v);
-    ok($code == 0 && $out =~ /machine code (\w+ )*\Q$varch\E\b/, "$v is built, with machine code for $varch")
+    ok($code == 0 && $out =~ /machine code (\w+ )*\Q$arch\E\b/, "$v is built, with machine code for $arch")
         or diag("exit $code: $out$err (make test builds it)");
 }
 done_testing();
