@@ -57,6 +57,10 @@ struct step_info {
     /* Several arithmetics, chosen with --math: a list ended by {NULL}, the default first;
      * NULL for a program with one. Each brings its own row name and precision class. */
     const struct step_math *maths;
+    /* How the inputs reach TF32 tensor cores, for a step that uses them: NULL, both rounded to
+     * nearest (cvt); else what it does instead ("A truncated by wgmma, B rounded to nearest"),
+     * which --describe says and the tests check. */
+    const char *tf32_inputs;
 };
 extern const struct step_info step_info;
 

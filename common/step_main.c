@@ -197,6 +197,7 @@ static void describe_block(const struct step_math *m, int n)
             printf("%s%s", i ? " " : "", list[i].name);
     }
     printf("\nconfig_legend=%s\n", step_info.config_legend ? step_info.config_legend : "");
+    printf("tf32_inputs=%s\n", step_info.tf32_inputs ? step_info.tf32_inputs : "");
 }
 
 /* --describe: every arithmetic's block (or the one --math named), blank lines between. */

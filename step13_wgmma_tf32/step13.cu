@@ -52,6 +52,7 @@ const struct step_info step_info = {
     .configs = wgmma_configs,
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_TF32,
+    .tf32_inputs = "A truncated by wgmma, B rounded to nearest",
 };
 
 /* Bt = tf32(B)^T for the padded n x n matrix: 32 x 32 tiles through shared memory (the

@@ -145,10 +145,20 @@ my @a = map { my $i = $_; [map { $vals[($i + $_) % @vals] * 2**($i % 3 - 1) } 0 
 @a = map { [unpack('f<*', pack('f<*', @$_))] } @a; # exactly the floats the file holds
 save_npy("$dir/ident/a.npy", @a);
 save_npy("$dir/ident/b.npy", map { my $i = $_; [map { $_ == $i ? 1 : 0 } 0 .. $n - 1] } 0 .. $n - 1);
-# TF32 rounding to nearest, ties away from zero (cvt.rna.tf32.f32), on the float's bits.
+# TF32 rounding to nearest, ties away from zero (cvt.rna.tf32.f32), on the float's bits; and
+# truncation, what wgmma does to an operand it reads as it is. A TF32 step rounds to nearest
+# unless it says otherwise (--describe's tf32_inputs).
 sub rna { my $u = unpack('V', pack('f<', $_[0])); unpack('f<', pack('V', ($u + 0x1000) & 0xffffe000)) }
+sub trunc { my $u = unpack('V', pack('f<', $_[0])); unpack('f<', pack('V', $u & 0xffffe000)) }
 my @flat = map { @$_ } @a;
-for my $case ((map { [$_, 'rounded to nearest TF32', [map { rna($_) } @flat]] } @tf32_steps),
+sub tf32_case {
+    my ($cmd) = @_;
+    my $how = (describe($cmd->[0]))[0]{tf32_inputs};
+    return [$cmd, 'rounded to nearest TF32', [map { rna($_) } @flat]] unless $how;
+    return [$cmd, "truncated to TF32 ($how)", [map { trunc($_) } @flat]] if $how =~ /^A truncated/;
+    BAIL_OUT("$cmd->[0]: tests/12-tensor-cores.t knows no TF32 inputs '$how'");
+}
+for my $case ((map { tf32_case($_) } @tf32_steps),
               [['cublas/cublas'], 'unchanged', \@flat],
               (map { [$_, 'unchanged: big rounds to nearest and the small parts are kept', \@flat] } @fp32_steps),
               ($cutlass_runs ? [$cutlass[1], 'unchanged', \@flat] : ())) {

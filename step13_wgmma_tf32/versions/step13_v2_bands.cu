@@ -41,6 +41,7 @@ const struct step_info step_info = {
     .needs = "Hopper's TMA and wgmma, in sm_90a code",
     .exact_cc = 90,
     .precision = PRECISION_TF32,
+    .tf32_inputs = "A truncated by wgmma, B rounded to nearest",
 };
 
 /* Bt = tf32(B)^T for the padded n x n matrix: 32 x 32 tiles through shared memory (the
