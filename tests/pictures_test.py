@@ -21,7 +21,7 @@ except ImportError as err:
     skip_all(f"matplotlib cannot be imported by {sys.executable} ({err}); make plots-env installs it")
 import tensor_pictures as tp  # noqa: E402
 
-NAMES = ("tc_fragments", "tc_ldmatrix", "tc_swizzle", "tc_split")
+NAMES = ("tc_fragments", "tc_ldmatrix", "tc_swizzle", "tc_split", "tc_pipeline", "tc_wgmma")
 
 
 def source(path):
@@ -111,6 +111,223 @@ ok(tp.split_3xtf32(1 + 2 ** -12)["lost"] == 0 and tp.split_3xtf32(1 + 2 ** -11 +
 ok(tp.split_3xtf32(1 + 2 ** -12 + 2 ** -23, tp.tf32_rna)["lost"] == -2 ** -23,
    "with cvt.rna the same value comes out one ulp above instead")
 
+# ---- step 13's pipeline: the mbarrier ring (tc_pipeline) ----
+s13 = source("step13_wgmma_tf32/step13.cu")
+
+
+def c_int(expr, **names):
+    """A C integer expression of the sources over non-negative ints ((size_t) casts, / and %,
+    * + - & ^ >> and parentheses) evaluated in Python: / as //, which agrees for non-negative values."""
+    return eval(re.sub(r"\(size_t\)", "", expr).replace("/", "//"), {}, names)
+
+
+def define(name, text=s13):
+    m = re.search(rf"#define {name} (\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+wait_e = re.search(r"mbarrier_wait_parity\(&empty\[s\], (.*)\);", s13)
+wait_f = re.search(r"mbarrier_wait_parity\(&full\[s\], (.*)\);", s13)
+free = re.search(r"mbarrier_arrive\(&empty\[(.*)\]\);", s13)
+ok("mbarrier_wait_parity(&empty[s], ((kt / STAGES) & 1) ^ 1);" in s13
+   and "mbarrier_wait_parity(&full[s], (kt / STAGES) & 1);" in s13
+   and "mbarrier_arrive(&empty[(kt - 1) % STAGES]);" in s13 and s13.count("const int s = kt % STAGES;") == 2,
+   "step13.cu: the producer waits empty[s] on ((kt / STAGES) & 1) ^ 1, the consumers full[s] on "
+   "(kt / STAGES) & 1, then free empty[(kt - 1) % STAGES]; s = kt % STAGES in both loops")
+differ = [f"{what} kt {kt}" for kt in range(64)
+          for what, m, rule in (("empty wait", wait_e, tp.producer_parity), ("full wait", wait_f, tp.consumer_parity),
+                                ("free", free, tp.freed_stage))
+          if m is None or (kt > 0 or what != "free") and c_int(m.group(1), kt=kt, STAGES=tp.STAGES) != rule(kt)]
+ok(not differ, "the simulation's parity and release rules are step13.cu's expressions, kt = 0 ... 63",
+   " ".join(differ[:8]))
+ok(define("BM") == tp.BM13 and define("BK") == tp.BK13 and define("CONSUMERS") == tp.CONSUMERS
+   and "launch_shape<256, 4>(m, bt, padded)" in s13 and '"128x256x32/4", SMEM(256, 4)' in s13
+   and "#define STAGE_BYTES(BN) ((BM + (BN)) * BK * 4)" in s13
+   and c_int("(BM + (BN)) * BK * 4", BM=tp.BM13, BN=tp.BN13, BK=tp.BK13) == tp.STAGE_BYTES,
+   "BM, BK, CONSUMERS, the 128 x 256 tile with 4 stages and STAGE_BYTES are step13.cu's",
+   (define("BM"), define("BK"), define("CONSUMERS"), tp.STAGE_BYTES))
+ok("mbarrier_init(&full[s], 1);" in s13 and "mbarrier_init(&empty[s], CONSUMERS);" in s13
+   and "mbarrier_arrive_expect_tx(&full[s], STAGE_BYTES(BN));" in s13 and s13.count(", &full[s]);") == 2
+   and "wgmma_wait_group<1>();" in s13 and "if (kt > 0 && threadIdx.x % 128 == 0)" in s13
+   and "wgmma_wait_group<0>();" in s13,
+   "step13.cu: full[s] takes 1 arrival and the copies' bytes, empty[s] one per consumer; wait_group<1>, "
+   "free only for kt > 0, wait_group<0> at the end (as the simulation)")
+fresh = tp.Barrier("full", 0, 1)
+ok(fresh.done(1) and not fresh.done(0), "a new barrier: parity 1 (the phase before the first) passes, 0 waits")
+
+sim = tp.Pipeline().run()
+ok(sim.deadlock is None and not sim.errors
+   and all(sorted(g["kt"] for g in sim.groups if g["consumer"] == c) == list(range(tp.KT_COUNT)) for c in (1, 2)),
+   f"with step 13's rules the simulation runs all {tp.KT_COUNT} k-tiles through both consumers, no stage "
+   "read before its tile landed or while refilled", (sim.deadlock, sim.errors[:4]))
+late = []
+for e in sim.events:
+    if e["kind"] == "copy" and e["kt"] >= tp.STAGES:
+        before = e["kt"] - tp.STAGES
+        freed = [a["t"] for a in sim.events if a["kind"] == "arrive" and a["kt"] == before]
+        read = [g["end"] for g in sim.groups if g["kt"] == before]
+        if len(freed) != tp.CONSUMERS or e["t0"] < max(freed) or e["t0"] < max(read):
+            late.append(f"k-tile {e['kt']} into stage {e['stage']} at {e['t0']}: freed {freed}, read until {read}")
+ok(not late and sum(e["kind"] == "copy" and e["kt"] >= tp.STAGES for e in sim.events) == tp.KT_COUNT - tp.STAGES,
+   "no stage is refilled before both consumers released it and their wgmmas on it finished", " ".join(late[:4]))
+alternate = []
+for s in range(tp.STAGES):
+    uses = len(range(s, tp.KT_COUNT, tp.STAGES))
+    for name, who, first in (("full", "consumer 1", 0), ("full", "consumer 2", 0), ("empty", "producer", 1)):
+        got = [w["parity"] for w in sim.waits(who, name) if w["stage"] == s]
+        if got != [(first + n) % 2 for n in range(uses)]:
+            alternate.append(f"{who} on {name}[{s}]: {got}")
+    for bar in (sim.full[s], sim.empty[s]):
+        if [n for n, _ in bar.completed] != list(range(len(bar.completed))) or len(bar.completed) < uses - 1:
+            alternate.append(f"{bar.name}[{s}] completed {bar.completed}")
+ok(not alternate, "per stage, the consumers wait full[s] on phases 0, 1, 0 ... and the producer empty[s] on "
+   "1, 0, 1 ...; each barrier completes its phases one after the other", " ".join(alternate[:4]))
+long = tp.Pipeline(kt_count=40).run()
+ok(long.deadlock is None and not long.errors and len(long.groups) == 80,
+   "... and 40 k-tiles (ten rounds of the ring) run as well", (long.deadlock, long.errors[:2]))
+wrong = tp.Pipeline(producer_rule=lambda kt: (kt // tp.STAGES) & 1).run()
+ok(wrong.deadlock == ["producer", "consumer 1", "consumer 2"] and wrong.t == 0 and not wrong.groups,
+   "a producer waiting on (kt / STAGES) & 1, without ^ 1, deadlocks at once: empty[0]'s first phase needs "
+   "the consumers, who wait for its tile", (wrong.deadlock, wrong.t))
+wrong = tp.Pipeline(consumer_rule=lambda kt: ((kt // tp.STAGES) & 1) ^ 1).run()
+ok(any("holds nothing yet" in e for e in wrong.errors),
+   "consumers waiting on the producer's parity read stage 0 before k-tile 0 has landed", wrong.errors[:2])
+wrong = tp.Pipeline(groups_kept=2).run()
+ok(any("overwrites stage" in e for e in wrong.errors),
+   "with wgmma_wait_group<2> before freeing (kt - 1) % STAGES, a stage is refilled while a wgmma still reads it",
+   wrong.errors[:2])
+wrong = tp.Pipeline(freed_rule=lambda kt: kt % tp.STAGES).run()
+ok(wrong.deadlock or wrong.errors, "freeing kt % STAGES (the stage just issued) is told apart",
+   (wrong.deadlock, wrong.errors[:2]))
+
+# ---- step 13's operands and accumulators (tc_wgmma) ----
+wh = source("common/wgmma.h")
+flat_wh = " ".join(re.sub(r"\n \*", " ", wh).split())
+ok("chunk j stored at j ^ (r % 8)" in flat_wh and "const uint64_t stride = (8 * 128) >> 4;" in wh
+   and "const uint64_t swizzle_128b = 1;" in wh and s13.count("CU_TENSOR_MAP_SWIZZLE_128B") == 2
+   and all(tp.sw128_place(r, j) == j ^ (r % 8) for r in range(16) for j in range(8)),
+   "common/wgmma.h's layout (chunk j of row r at j ^ (r % 8), 1024 bytes per 8 rows, 128-byte swizzle) is "
+   "the picture's; both of step 13's tensor maps use it")
+ok(s13.count("desc_a + 2 * k8, desc_b + 2 * k8") == len(re.findall(r"wgmma_m64n\d+k8_tf32\(acc", s13)) == 2
+   and "for (int k8 = 0; k8 < BK / 8; k8++)" in s13
+   and all(tp.wgmma_byte(0, 8 * s) == 16 * 2 * s for s in range(4)),
+   "step13.cu steps the descriptors by 2 (16-byte units, 32 bytes) per k-step of 8, 4 k-steps per stage")
+words = [tp.tma_byte(r, k) for r in range(tp.BN13) for k in range(tp.BK13)]
+ok(sorted(words) == list(range(0, 4 * tp.BN13 * tp.BK13, 4)),
+   "the TMA's swizzled placement puts every float of a 256 x 32 tile in its own 4 bytes")
+mism = [(r, k) for r in range(tp.BN13) for k in range(tp.BK13) if tp.wgmma_byte(r, k) != tp.tma_byte(r, k)]
+ok(not mism, "wgmma's reads (desc + 2 s, row r 128 bytes on, the address swizzled) find every (row, k) "
+   "where the TMA put it, for A's 128 and Bt's 256 rows", mism[:8])
+ok(any(tp.wgmma_byte(r, k, step=1) != tp.tma_byte(r, k) for r in range(8) for k in range(32))
+   and any(tp.wgmma_byte(r, k, swizzled=False) != tp.tma_byte(r, k) for r in range(8) for k in range(32))
+   and all(tp.wgmma_byte(0, k, swizzled=False) == tp.tma_byte(0, k) for k in range(32)),
+   "... and a descriptor step of 1, or reads that ignore the swizzle, do not (row 0 alone cannot tell)")
+bm, bk = define("BM"), define("BK")
+offsets = {"stage": c_int("(BM + (BN)) * BK * 4", BM=bm, BN=tp.BN13, BK=bk),
+           "consumer 2's A": c_int("consumer * 64 * BK * 4", consumer=1, BK=bk),
+           "Bt": c_int("BM * BK * 4", BM=bm, BK=bk)}
+ok("stage + consumer * 64 * BK * 4" in s13 and "stage + BM * BK * 4" in s13 and "+ 1023) & ~(uintptr_t)1023" in s13
+   and all(v % 1024 == 0 for v in offsets.values()),
+   "every tile wgmma reads starts at a 1024-byte boundary (the swizzle's period): the stages, "
+   "consumer 2's half of A, Bt", offsets)
+asm = re.findall(r'"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k8\.f32\.tf32\.tf32 .*?\}, %\d+, %\d+, (.*?);', wh,
+                 re.S)
+ok(len(asm) == 3 and all(args == "p, 1, 1" for _, args in asm) and "K-major only" in flat_wh,
+   "wgmma's .tf32 forms in common/wgmma.h take only scale-d, scale-a and scale-b: no transpose flags; "
+   "K-major only", asm)
+# transpose_round: its index expressions, run over a 64 x 64 matrix, write Bt(n, k) = B(k, n).
+tr = {k: re.search(p, s13) for k, p in (
+    ("read", r"const int x = (.*?), y0 = (.*?);"), ("load", r"tile\[j\]\[threadIdx\.x\] = .*?b\[(.*?)\]\)\);"),
+    ("write", r"const int tx = (.*?), ty0 = (.*?);"), ("store", r"bt\[(.*?)\] = tile\[threadIdx\.x\]\[j\];"))}
+
+
+def run_transpose(n, flip=False):
+    b = [[k * n + c for c in range(n)] for k in range(n)]
+    bt = {}
+    for bx in range(n // 32):
+        for by in range(n // 32):
+            tile = {}
+            for tx_ in range(32):
+                for ty in range(8):
+                    env = dict(blockIdx_x=bx, blockIdx_y=by, threadIdx_x=tx_, threadIdx_y=ty)
+
+                    def ev(expr, **more):
+                        return c_int(expr.replace(".", "_"), **env, **more)
+                    x, y0 = ev(tr["read"].group(1)), ev(tr["read"].group(2))
+                    for j in range(ty, 32, 8):
+                        at = ev(tr["load"].group(1), y0=y0, j=j, ldb=n, x=x)
+                        tile[(j, tx_)] = b[at // n][at % n]
+            for tx_ in range(32):
+                for ty in range(8):
+                    env = dict(blockIdx_x=bx, blockIdx_y=by, threadIdx_x=tx_, threadIdx_y=ty)
+                    t_x, ty0 = (c_int(e.replace(".", "_"), **env) for e in tr["write"].groups())
+                    for j in range(ty, 32, 8):
+                        bt[c_int(tr["store"].group(1), ty0=ty0, j=j, ldbt=n, tx=t_x)] = \
+                            tile[(j, tx_) if flip else (tx_, j)]
+    return all(bt.get(c * n + k) == b[k][c] for k in range(n) for c in range(n))
+
+
+ok(all(tr.values()) and run_transpose(64) and not run_transpose(64, flip=True),
+   "transpose_round's index expressions (step13.cu) write Bt(n, k) = B(k, n), the tile read back "
+   "transposed; read back as written, they do not")
+
+try:
+    down = tp.d_owners()
+    ok(True, "the D rule gives every element of the 64 x 256 tile to exactly one warp, lane and register")
+except ValueError as err:
+    down = None
+    ok(False, "the D rule gives every element of the 64 x 256 tile to exactly one warp, lane and register", err)
+doc = re.search(r"row = (16 w .*?)\s{2,}col = (.*?)\n", wh)
+differ = []
+if doc:
+    row_e, col_e = (re.sub(r"(\d) ([a-z(])", r"\1 * \2", e) for e in doc.groups())
+    differ = [(w, l, i) for w in range(4) for l in range(32) for i in range(128)
+              if (c_int(row_e, w=w, l=l, i=i), c_int(col_e, w=w, l=l, i=i)) != tp.d_element(w, l, i)]
+ok(doc and not differ, "common/wgmma.h's documented accumulator layout is the picture's rule", differ[:4])
+epi = re.search(r"float \*out = c \+ \(size_t\)\((.*?)\) \* ldc \+ (.*?);", s13)
+stores = re.findall(r"\*\(float2 \*\)\(out \+ (.*?)\) = make_float2\(acc\[(.*?)\], acc\[(.*?)\]\);", s13)
+LD = 1 << 20
+placed = {}
+if epi and len(stores) == 2 and "for (int i = 0; i < BN / 2; i += 4)" in s13:
+    for warp in range(4):
+        for lane in range(32):
+            base = c_int(epi.group(1), m0=0, consumer=0, warp=warp, lane=lane) * LD + \
+                c_int(epi.group(2), n0=0, lane=lane)
+            for i in range(0, tp.BN13 // 2, 4):
+                for off, r0, r1 in stores:
+                    at = base + c_int(off, i=i, ldc=LD)
+                    for idx, dx in ((c_int(r0, i=i), 0), (c_int(r1, i=i), 1)):
+                        placed[(warp, lane, idx)] = ((at + dx) // LD, (at + dx) % LD)
+ok("warp * 16 + lane / 4" in s13 and "2 * (lane % 4)" in s13 and "8 * (i / 4)" in s13
+   and "const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;" in s13
+   and len(placed) == 128 * 128 and all(tp.d_element(*k) == v for k, v in placed.items()),
+   "step13.cu's epilogue stores each acc[i] where the picture's rule puts it (warp * 16 + lane / 4, "
+   "2 * (lane % 4), 8 * (i / 4))", len(placed))
+ok(all(tp.d_element(w, l, 4 * q + r) == (16 * w + tp.c_element(l, r)[0], 8 * q + tp.c_element(l, r)[1])
+       for w in range(4) for l in range(32) for q in range(32) for r in range(4)),
+   "each warp's 16 x 8 piece of D is laid out as mma.sync's m16n8 C fragment (tc_fragments)")
+ok(tp.d_element(0, 5, 0) == (1, 2) and tp.d_element(0, 5, 2) == (9, 2) and tp.d_element(0, 5, 5) == (1, 11)
+   and tp.d_element(2, 5, 0) == (33, 2), "warp 0 lane 5 holds D(1, 2) in d0, D(9, 2) in d2, D(1, 11) in d5; "
+   "warp 2 lane 5 D(33, 2) in d0")
+
+
+def upper_swapped(w, l, i):
+    return 16 * w + l // 4 + 8 * (1 - (i // 2) % 2), 8 * (i // 4) + 2 * (l % 4) + i % 2
+
+
+def halves_by_odd(w, l, i):
+    return 16 * w + l // 4 + 8 * (i % 2), 8 * (i // 4) + 2 * (l % 4) + i % 2
+
+
+try:
+    tp.d_owners(rule=halves_by_odd)
+    raised = False
+except ValueError:
+    raised = True
+ok(raised and placed and any(upper_swapped(*k) != v for k, v in placed.items()),
+   "a wrong D rule is told apart: rows by i % 2 give elements twice; upper and lower rows swapped covers "
+   "the tile but not where the epilogue stores")
+
 # ---- the pictures: drawn, and the same bytes twice ----
 with tempfile.TemporaryDirectory() as tmp:
     outs = [os.path.join(tmp, d) for d in ("one", "two")]
@@ -132,4 +349,10 @@ with tempfile.TemporaryDirectory() as tmp:
        and svg["tc_swizzle"].count("no conflict") == 2, "tc_swizzle states each read's conflict")
     ok("address from lane 1" in svg["tc_ldmatrix"] and "in neither, lost" in svg["tc_split"],
        "tc_ldmatrix follows lane 5's a0 to lane 1's address; tc_split marks the lost bit")
+    ok("full[1] phase 0" in svg["tc_pipeline"] and "empty[0] phase 1" in svg["tc_pipeline"]
+       and "Not measured: the order, not the durations." in svg["tc_pipeline"],
+       "tc_pipeline names each barrier's phase and says its durations are not measured")
+    ok("chunk j of row r at j ^ (r % 8)" in svg["tc_wgmma"] and "desc + 6" in svg["tc_wgmma"]
+       and "d7: row 9, col 11" in svg["tc_wgmma"], "tc_wgmma shows the swizzle, the descriptor's k-steps and "
+       "lane 5's registers")
 done()
