@@ -61,6 +61,9 @@ struct step_info {
      * nearest (cvt); else what it does instead ("A truncated by wgmma, B rounded to nearest"),
      * which --describe says and the tests check. */
     const char *tf32_inputs;
+    /* n x n float matrices the step allocates on the device beside A, B and C (step 13's Bt,
+     * step 14's big and small copies): counted when n is checked against the device's memory. */
+    int scratch_matrices;
 };
 extern const struct step_info step_info;
 

@@ -32,15 +32,17 @@ static void check_host_memory(const char *program, int n)
 }
 
 /* Decided right after the device query, before any allocation. Counts the largest
- * layout any step uses: rows rounded up to 16 and pitched to 512 bytes. */
+ * layout any step uses: rows rounded up to 16 and pitched to 512 bytes; the step's scratch
+ * matrices too. */
 static void check_device_memory(const char *program, int n, const struct gpu_device *dev)
 {
     double rows = ceil(n / 16.0) * 16.0;
     double row_bytes = ceil(rows * sizeof(float) / 512.0) * 512.0;
-    double need = 3.0 * rows * row_bytes;
+    double need = (3.0 + step_info.scratch_matrices) * rows * row_bytes;
     if (need > (double)dev->free_mem)
-        usage_error(program, "n = %d needs %.1f GB of device memory for A, B and C; %s has %.1f GB free",
-                    n, need / 1e9, dev->name, dev->free_mem / 1e9);
+        usage_error(program, "n = %d needs %.1f GB of device memory for A, B and C%s; %s has %.1f GB free",
+                    n, need / 1e9, step_info.scratch_matrices ? " and the step's own copies" : "", dev->name,
+                    dev->free_mem / 1e9);
     if (step_info.dynamic_smem_bytes) {
         size_t smem = step_info.dynamic_smem_bytes(n);
         if (smem > dev->smem_per_block_optin)

@@ -8,6 +8,7 @@
  * the way; A, read as it is, reaches the tensor core unrounded and the hardware truncates it.
  * The pre-pass is part of the step's time. */
 #include "step.h"
+#include "block_order.h"
 #include "mbarrier.h"
 #include "tma.h"
 #include "tf32_mma.h"
@@ -18,7 +19,7 @@
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 256     /* the padding: BM and every BN divide it */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows: see block_tile */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/block_order.h) */
 
 /* A stage holds a BM x BK tile of A and a BN x BK tile of Bt; then the barriers, and 1024
  * bytes more to align the tiles as the swizzle needs. */
@@ -53,6 +54,7 @@ const struct step_info step_info = {
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_TF32,
     .tf32_inputs = "A truncated by wgmma, B rounded to nearest",
+    .scratch_matrices = 1,
 };
 
 /* Bt = tf32(B)^T for the padded n x n matrix: 32 x 32 tiles through shared memory (the
@@ -69,18 +71,6 @@ __global__ static void transpose_round(const float *b, size_t ldb, float *bt, si
         bt[(size_t)(ty0 + j) * ldbt + tx] = tile[threadIdx.x][j];
 }
 
-/* Which tile of C this block computes. Blocks start roughly in the order of their index, so
- * the grid is walked in bands of GROUP_M block rows, column after column: the blocks running
- * at once share their tiles of A (one band) and of Bt (a few columns), which stay in L2;
- * row after row, each wave would read a band of A and all of Bt. */
-__device__ static void block_tile(int m_tiles, int n_tiles, int *m_tile, int *n_tile)
-{
-    const int band = blockIdx.x / (GROUP_M * n_tiles), first = band * GROUP_M;
-    const int rows = min(GROUP_M, m_tiles - first), in_band = blockIdx.x % (GROUP_M * n_tiles);
-    *m_tile = first + in_band % rows;
-    *n_tile = in_band / rows;
-}
-
 /* One block: C[m0 : m0 + BM, n0 : n0 + BN] over all of k. Warpgroup 0 produces, 1 and 2
  * consume. full[s]: stage s holds its tiles (the TMA's bytes arrived); empty[s]: both
  * consumers are done with it. Each barrier's phase flips every STAGES tiles. */
@@ -95,7 +85,7 @@ __global__ static void __launch_bounds__(THREADS, 1)
     uint64_t *empty = full + STAGES;
     const int warpgroup = threadIdx.x / 128, kt_count = tiles * TILE / BK;
     int m_tile, n_tile;
-    block_tile(tiles * TILE / BM, tiles * TILE / BN, &m_tile, &n_tile);
+    block_tile(GROUP_M, tiles * TILE / BM, tiles * TILE / BN, &m_tile, &n_tile);
     const int m0 = m_tile * BM, n0 = n_tile * BN;
 
     if (threadIdx.x == 0) {

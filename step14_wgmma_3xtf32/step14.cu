@@ -10,6 +10,7 @@
  * or Inf an FP32 GEMM gives there (every such element is NaN or Inf: Inf x 0 is NaN, Inf x b
  * is Inf). The pre-passes are part of the step's time. */
 #include "step.h"
+#include "block_order.h"
 #include "mbarrier.h"
 #include "tma.h"
 #include "tf32_mma.h"
@@ -22,7 +23,7 @@
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 128     /* the padding */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows: see block_tile */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/block_order.h) */
 
 /* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt. */
 #define TILE_A (BM * BK * 4)
@@ -45,6 +46,7 @@ const struct step_info step_info = {
     .needs = "Hopper's TMA and wgmma, in sm_90a code",
     .exact_cc = 90,
     .precision = PRECISION_FP32,
+    .scratch_matrices = 4,
 };
 
 /* big = tf32(x), rounded to nearest; small = tf32(x - big): x - big is exact in FP32. */
@@ -175,18 +177,6 @@ __global__ static void special_values(const float *a, size_t lda, const float *b
     }
 }
 
-/* Which tile of C this block computes. Blocks start roughly in the order of their index, so
- * the grid is walked in bands of GROUP_M block rows, column after column: the blocks running
- * at once share their tiles of A (one band) and of Bt (a few columns), which stay in L2;
- * row after row, each wave would read a band of A and all of Bt. */
-__device__ static void block_tile(int m_tiles, int n_tiles, int *m_tile, int *n_tile)
-{
-    const int band = blockIdx.x / (GROUP_M * n_tiles), first = band * GROUP_M;
-    const int rows = min(GROUP_M, m_tiles - first), in_band = blockIdx.x % (GROUP_M * n_tiles);
-    *m_tile = first + in_band % rows;
-    *n_tile = in_band / rows;
-}
-
 /* One block: C[m0 : m0 + BM, n0 : n0 + BN] over all of k. Warpgroup 0 produces, 1 and 2
  * consume. full[s]: stage s holds its tiles (the TMA's bytes arrived); empty[s]: both
  * consumers are done with it. Each barrier's phase flips every STAGES tiles. */
@@ -201,7 +191,7 @@ __global__ static void __launch_bounds__(THREADS, 1)
     uint64_t *empty = full + STAGES;
     const int warpgroup = threadIdx.x / 128, kt_count = tiles * TILE / BK;
     int m_tile, n_tile;
-    block_tile(tiles * TILE / BM, tiles * TILE / BN, &m_tile, &n_tile);
+    block_tile(GROUP_M, tiles * TILE / BM, tiles * TILE / BN, &m_tile, &n_tile);
     const int m0 = m_tile * BM, n0 = n_tile * BN;
 
     if (threadIdx.x == 0) {

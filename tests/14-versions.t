@@ -12,7 +12,7 @@ use Test::More;
 require './tests/lib.pl';
 our %EXIT;
 
-my $MAX_DIFF = 120; # of versions of 210 to 390 lines; measured: 34, 86, 23; 35 and 113 (step 13)
+my $MAX_DIFF = 120; # of versions of 210 to 390 lines; measured: 34, 86, 23; 24 and 113 (step 13)
 my @chains = (['step11_tf32/versions/step11_v1_scalar.cu', 'step11_tf32/versions/step11_v2_ldmatrix.cu',
                'step11_tf32/step11.cu'],
               ['step12_3xtf32/versions/step12_v1_one_accumulator.cu', 'step12_3xtf32/versions/step12_v2_staged.cu',
