@@ -98,9 +98,10 @@ pitch-profile: all
 # compute-sanitizer on every program at SANITIZE_SIZES, every configuration of those that have
 # several, and the FP32-class tensor-core steps on NaN, Inf and the ends of FP32's range
 # (scripts/sanitize.py says what runs, and why).
+# ONLY="step14" sanitizes those programs only.
 SANITIZE_SIZES ?= 17 100
 sanitize: all
-	python3 scripts/sanitize.py --sizes "$(SANITIZE_SIZES)"
+	python3 scripts/sanitize.py --sizes "$(SANITIZE_SIZES)" $(if $(ONLY),--only "$(ONLY)")
 
 # One line per kernel and architecture: which kernel (demangled: step 10's template
 # arguments are its tile shape), its registers, spills and static shared memory.

@@ -17,8 +17,8 @@ Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
   range           the FP32-class programs (step 12, cuBLAS SGEMM, CUTLASS 3xTF32) on the
                   ends of FP32's range (--dist subnormal, tiny, rowscale, mixed, huge) at
                   n = 33, 1000 and 4096 (CUTLASS's FAILs there are recorded, not errors)
-  versions        the development versions of steps 11 and 12 beside the steps, at n = 4096
-                  and 8192 (scripts/versions.py, which writes its own log)
+  versions        the development versions of steps 11 to 14 beside the steps, at n = 1000,
+                  4096 and 8192 (scripts/versions.py, which writes its own log)
   article         every program's article-style output at n = 1000
   caps            steps 09-10 and cuBLAS under the shared memory of smaller GPUs (64, 99,
                   163 KB per block), labelled "capped to N KB"
@@ -116,7 +116,7 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
         return [(py("compare.py", "--sizes", "33 1000 4096", "--reps", "5", "--dists", " ".join(ladder.RANGE_DISTS),
                     "--programs", " ".join(fp32), "--reported", " ".join(peers)), None, "range")]
     if part == "versions":  # None: the script writes results/<device-slug>-versions.txt itself
-        return [(py("versions.py", "--sizes", "4096 8192", "--reps", str(REPS)), None, None)]
+        return [(py("versions.py", "--sizes", "1000 4096 8192", "--reps", str(REPS)), None, None)]
     if part == "article":
         return [(ladder.program_command(p) + ["-n", "1000", "--reps", str(REPS)], None, "article-style")
                 for p in ladder.LADDER]

@@ -10,7 +10,7 @@ tests find them (scripts/ladder.py):
 A program this GPU cannot run (exit 4) is skipped, saying why; any error ends the run with
 the sanitizer's report.
 
-Usage: scripts/sanitize.py [--sizes "17 100"]
+Usage: scripts/sanitize.py [--sizes "17 100"] [--only "step13 step14"]
 """
 import argparse
 import os
@@ -23,7 +23,7 @@ import ladder  # noqa: E402
 ERROR_EXIT = 9  # compute-sanitizer's exit code when it found an error
 
 
-def runs(found, sizes):
+def runs(found, sizes, transpose=True):
     """(what, tools, command) for every run, in order."""
     plan = []
     for row, d in found.items():
@@ -42,21 +42,29 @@ def runs(found, sizes):
                          cmd + ["--load", "obj/sanitize_special", "--reps", "1", "--csv"]))
             plan += [(f"{row} -n 300 --dist {dist} (scaled rows and columns)", tools,
                       cmd + ["-n", "300", "--dist", dist, "--reps", "1", "--csv"]) for dist in ("subnormal", "huge")]
-    plan.append(("transpose --rows 100 --cols 77", ["memcheck", "racecheck"],
-                 ["transpose/transpose", "--rows", "100", "--cols", "77", "--iters", "1", "--variant",
-                  "naive,shared,shared_padded,tiled32x8,copy,copy_kernel", "--csv"]))
+    if transpose:
+        plan.append(("transpose --rows 100 --cols 77", ["memcheck", "racecheck"],
+                     ["transpose/transpose", "--rows", "100", "--cols", "77", "--iters", "1", "--variant",
+                      "naive,shared,shared_padded,tiled32x8,copy,copy_kernel", "--csv"]))
     return plan
 
 
 def main(argv):
     ap = argparse.ArgumentParser(prog="sanitize.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=ladder.sizes_arg, default="17 100")
+    ap.add_argument("--only", help="these programs only (their rows' names, space-separated), no transpose")
     a = ap.parse_args(argv)
     found = ladder.discover()
+    if a.only:
+        wanted = a.only.split()
+        unknown = [w for w in wanted if w not in found]
+        if unknown:
+            ap.error(f"no program named {' '.join(unknown)} here (built: {' '.join(found)})")
+        found = {row: d for row, d in found.items() if row in wanted}
     subprocess.run([sys.executable, os.path.join("scripts", "special_inputs.py"), "obj/sanitize_special"],
                    cwd=ladder.ROOT, check=True)
     done, skipped = 0, {}
-    for what, tools, cmd in runs(found, a.sizes):
+    for what, tools, cmd in runs(found, a.sizes, transpose=not a.only):
         if cmd[0] in skipped:
             continue
         for tool in tools:

@@ -17,34 +17,46 @@
 #include "wgmma.h"
 
 #define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
-#define BN 128       /* columns of C per block: four tiles per stage must fit three stages */
 #define BK 32        /* k per stage: 32 floats, one 128-byte row, the swizzle's span */
-#define STAGES 3     /* 3 x 64 KB of shared memory */
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
-#define TILE 128     /* the padding */
+#define TILE 128     /* the padding: BM and every BN divide it */
 #define GROUP_M 8    /* blocks run in bands of 8 block rows (common/block_order.h) */
 
-/* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt. */
+/* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt; then the barriers,
+ * and 1024 bytes more to align the tiles as the swizzle needs. */
 #define TILE_A (BM * BK * 4)
-#define TILE_B (BN * BK * 4)
-#define STAGE_BYTES (2 * TILE_A + 2 * TILE_B)
-#define SMEM_BYTES (STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024)
+#define TILE_B(BN) ((BN) * BK * 4)
+#define STAGE_BYTES(BN) (2 * TILE_A + 2 * TILE_B(BN))
+#define SMEM(BN, STAGES) ((STAGES) * STAGE_BYTES(BN) + 2 * (STAGES) * 8 + 1024)
 
-static size_t smem_bytes(int n)
+/* Columns of C per block and tiles in flight. A 128 x 128 tile needs 64 accumulators and 64
+ * running sums per thread, and four tiles per stage leave room for three stages; below
+ * n = 2048 a narrower tile makes twice the blocks, so that more of the 132 SMs have one. */
+enum { WIDE_3, NARROW_4 };
+static const struct step_config wide_list[] = {
+    {WIDE_3, "128x128x32/3", SMEM(128, 3)},
+    {NARROW_4, "128x64x32/4", SMEM(64, 4)},
+};
+static const struct step_config narrow_list[] = {
+    {NARROW_4, "128x64x32/4", SMEM(64, 4)},
+    {WIDE_3, "128x128x32/3", SMEM(128, 3)},
+};
+static int wgmma_configs(int n, const struct step_config **list)
 {
-    (void)n;
-    return SMEM_BYTES;
+    *list = n < 2048 ? narrow_list : wide_list;
+    return 2;
 }
 
 const struct step_info step_info = {
     .program = "step14",
     .lesson = "3xTF32 on wgmma",
     .chapter = "tensor-cores",
-    .dynamic_smem_bytes = smem_bytes,
     .min_cc = 90,
     .needs = "Hopper's TMA and wgmma, in sm_90a code",
     .exact_cc = 90,
+    .configs = wgmma_configs,
+    .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_FP32,
     .scratch_matrices = 4,
 };
@@ -70,14 +82,14 @@ __device__ static int shift_for(float m)
 }
 
 /* The largest finite magnitude of each column of B, as float bits (atomicMax on unsigned bits
- * orders non-negative floats): 64 rows per thread. */
-__global__ static void column_max(const float *b, size_t ldb, unsigned *col_max, int *col_special, int *any_special,
-                                  int padded)
+ * orders non-negative floats): 64 rows per thread (the padded n is a multiple of 128). */
+__global__ static void column_max(const float *b, size_t ldb, unsigned *col_max, int *col_special, int *any_special)
 {
     const int col = blockIdx.x * blockDim.x + threadIdx.x, row0 = blockIdx.y * 64;
     float m = 0.0f;
     int special = 0;
-    for (int r = row0; r < row0 + 64 && r < padded; r++) {
+#pragma unroll 16
+    for (int r = row0; r < row0 + 64; r++) {
         const float x = fabsf(b[(size_t)r * ldb + col]);
         if (x < INFINITY)
             m = fmaxf(m, x);
@@ -92,21 +104,26 @@ __global__ static void column_max(const float *b, size_t ldb, unsigned *col_max,
 }
 
 /* A's split, one block per row: the row's largest finite magnitude, its shift, then the split
- * of the scaled values (A is K-major already). */
+ * of the scaled values (A is K-major already). Four floats per load and store: the pass only
+ * moves memory, and wide accesses move it faster. */
 __global__ static void split_a(const float *a, size_t lda, float *big, float *small, int *shift, int *row_special,
                                int *any_special, int padded)
 {
     __shared__ float warp_max[8];
     const int row = blockIdx.x;
-    const float *in = a + (size_t)row * lda;
+    const float4 *in = (const float4 *)(a + (size_t)row * lda);
+    float4 *big4 = (float4 *)(big + (size_t)row * padded), *small4 = (float4 *)(small + (size_t)row * padded);
     float m = 0.0f;
     int special = 0;
-    for (int col = threadIdx.x; col < padded; col += blockDim.x) {
-        const float x = fabsf(in[col]);
-        if (x < INFINITY)
-            m = fmaxf(m, x);
-        else
-            special = 1;
+    for (int c = threadIdx.x; c < padded / 4; c += blockDim.x) {
+        const float4 x4 = in[c];
+        const float x[4] = {fabsf(x4.x), fabsf(x4.y), fabsf(x4.z), fabsf(x4.w)};
+        for (int i = 0; i < 4; i++) {
+            if (x[i] < INFINITY)
+                m = fmaxf(m, x[i]);
+            else
+                special = 1;
+        }
     }
     if (__syncthreads_or(special) && threadIdx.x == 0) {
         row_special[row] = 1;
@@ -123,8 +140,16 @@ __global__ static void split_a(const float *a, size_t lda, float *big, float *sm
     const int e = shift_for(m);
     if (threadIdx.x == 0)
         shift[row] = e;
-    for (int col = threadIdx.x; col < padded; col += blockDim.x)
-        split(ldexpf(in[col], e), &big[(size_t)row * padded + col], &small[(size_t)row * padded + col]);
+    for (int c = threadIdx.x; c < padded / 4; c += blockDim.x) {
+        const float4 x = in[c];
+        float4 b, s;
+        split(ldexpf(x.x, e), &b.x, &s.x);
+        split(ldexpf(x.y, e), &b.y, &s.y);
+        split(ldexpf(x.z, e), &b.z, &s.z);
+        split(ldexpf(x.w, e), &b.w, &s.w);
+        big4[c] = b;
+        small4[c] = s;
+    }
 }
 
 /* B's split, transposed: 32 x 32 tiles through shared memory (the transpose chapter's kernel),
@@ -151,13 +176,14 @@ __global__ static void split_bt(const float *b, size_t ldb, const unsigned *col_
  * terms a_ik b_kj with a NaN or an Inf decide which: NaN if one is NaN (Inf x 0 included) or if
  * both +Inf and -Inf occur, else that Inf (NaN again if the finite part overflowed the other
  * way). Nothing to do, and nothing done, when no input holds one. */
+#define SPECIAL_ROWS 64 /* rows of blocks in its grid */
 __global__ static void special_values(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc,
                                       const int *row_special, const int *col_special, const int *any_special, int n)
 {
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (!*any_special || j >= n)
         return;
-    for (int i = blockIdx.y; i < n; i += gridDim.y) { /* a grid has at most 65535 rows of blocks */
+    for (int i = blockIdx.y; i < n; i += gridDim.y) {
         if (!(row_special[i] || col_special[j]))
             continue;
         int nan = 0, pos = 0, neg = 0;
@@ -177,9 +203,19 @@ __global__ static void special_values(const float *a, size_t lda, const float *b
     }
 }
 
+/* wgmma's n is part of the instruction: one wrapper per width. */
+template <int BN> __device__ static __forceinline__ void wgmma_tf32(float *d, uint64_t da, uint64_t db, int scale_d)
+{
+    if (BN == 128)
+        wgmma_m64n128k8_tf32(d, da, db, scale_d);
+    else
+        wgmma_m64n64k8_tf32(d, da, db, scale_d);
+}
+
 /* One block: C[m0 : m0 + BM, n0 : n0 + BN] over all of k. Warpgroup 0 produces, 1 and 2
  * consume. full[s]: stage s holds its tiles (the TMA's bytes arrived); empty[s]: both
  * consumers are done with it. Each barrier's phase flips every STAGES tiles. */
+template <int BN, int STAGES>
 __global__ static void __launch_bounds__(THREADS, 1)
     matmult_kernel(const __grid_constant__ CUtensorMap ab_map, const __grid_constant__ CUtensorMap as_map,
                    const __grid_constant__ CUtensorMap bb_map, const __grid_constant__ CUtensorMap bs_map, float *c,
@@ -187,7 +223,7 @@ __global__ static void __launch_bounds__(THREADS, 1)
 {
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    uint64_t *full = (uint64_t *)(smem + STAGES * STAGE_BYTES);
+    uint64_t *full = (uint64_t *)(smem + STAGES * STAGE_BYTES(BN));
     uint64_t *empty = full + STAGES;
     const int warpgroup = threadIdx.x / 128, kt_count = tiles * TILE / BK;
     int m_tile, n_tile;
@@ -215,12 +251,12 @@ __global__ static void __launch_bounds__(THREADS, 1)
                 /* Wait until the consumers freed the stage (the first round passes: a fresh
                  * barrier's previous phase counts as complete). */
                 mbarrier_wait_parity(&empty[s], ((kt / STAGES) & 1) ^ 1);
-                unsigned char *stage = smem + s * STAGE_BYTES;
-                mbarrier_arrive_expect_tx(&full[s], STAGE_BYTES);
+                unsigned char *stage = smem + s * STAGE_BYTES(BN);
+                mbarrier_arrive_expect_tx(&full[s], STAGE_BYTES(BN));
                 cp_async_bulk_tensor_2d_global_to_shared(stage, &ab_map, m0, kt * BK, &full[s]);
                 cp_async_bulk_tensor_2d_global_to_shared(stage + TILE_A, &as_map, m0, kt * BK, &full[s]);
                 cp_async_bulk_tensor_2d_global_to_shared(stage + 2 * TILE_A, &bb_map, n0, kt * BK, &full[s]);
-                cp_async_bulk_tensor_2d_global_to_shared(stage + 2 * TILE_A + TILE_B, &bs_map, n0, kt * BK,
+                cp_async_bulk_tensor_2d_global_to_shared(stage + 2 * TILE_A + TILE_B(BN), &bs_map, n0, kt * BK,
                                                          &full[s]);
             }
         }
@@ -235,19 +271,19 @@ __global__ static void __launch_bounds__(THREADS, 1)
     for (int kt = 0; kt < kt_count; kt++) {
         const int s = kt % STAGES;
         mbarrier_wait_parity(&full[s], (kt / STAGES) & 1);
-        const unsigned char *stage = smem + s * STAGE_BYTES;
+        const unsigned char *stage = smem + s * STAGE_BYTES(BN);
         const uint64_t a_big = wgmma_desc_k_sw128(stage + consumer * 64 * BK * 4);
         const uint64_t a_small = wgmma_desc_k_sw128(stage + TILE_A + consumer * 64 * BK * 4);
         const uint64_t b_big = wgmma_desc_k_sw128(stage + 2 * TILE_A);
-        const uint64_t b_small = wgmma_desc_k_sw128(stage + 2 * TILE_A + TILE_B);
+        const uint64_t b_small = wgmma_desc_k_sw128(stage + 2 * TILE_A + TILE_B(BN));
         wgmma_fence();
         /* The small products first, into fresh sums, then big x big. */
         for (int k8 = 0; k8 < BK / 8; k8++) {
-            wgmma_m64n128k8_tf32(acc, a_small + 2 * k8, b_big + 2 * k8, k8 > 0);
-            wgmma_m64n128k8_tf32(acc, a_big + 2 * k8, b_small + 2 * k8, 1);
+            wgmma_tf32<BN>(acc, a_small + 2 * k8, b_big + 2 * k8, k8 > 0);
+            wgmma_tf32<BN>(acc, a_big + 2 * k8, b_small + 2 * k8, 1);
         }
         for (int k8 = 0; k8 < BK / 8; k8++)
-            wgmma_m64n128k8_tf32(acc, a_big + 2 * k8, b_big + 2 * k8, 1);
+            wgmma_tf32<BN>(acc, a_big + 2 * k8, b_big + 2 * k8, 1);
         wgmma_commit_group();
         wgmma_wait_group<0>();
         if (threadIdx.x % 128 == 0)
@@ -282,54 +318,65 @@ static void encode(CUtensorMap *map, const float *m, int padded, int box_rows)
     }
 }
 
-/* The splits first (part of the step's time), then the kernel. The four split matrices live
- * as long as the program: one allocation, made larger when n grows. */
+/* One configuration: the maps of the four split matrices (encoded once per set of buffers),
+ * then the kernel over the padded matrix, its blocks in one line (block_tile orders them). */
+template <int BN, int STAGES>
+static void launch_shape(const struct dev_mats *m, const float *parts, const int *shifts, int padded)
+{
+    static CUtensorMap maps[4];
+    static const float *mapped_parts;
+    static int mapped_n;
+    auto kernel = matmult_kernel<BN, STAGES>;
+    const size_t floats = (size_t)padded * padded;
+    if (mapped_parts != parts || mapped_n != padded) {
+        encode(&maps[0], parts, padded, BM);              /* A big */
+        encode(&maps[1], parts + floats, padded, BM);     /* A small */
+        encode(&maps[2], parts + 2 * floats, padded, BN); /* Bt big */
+        encode(&maps[3], parts + 3 * floats, padded, BN); /* Bt small */
+        mapped_parts = parts;
+        mapped_n = padded;
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM(BN, STAGES)));
+    }
+    kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM(BN, STAGES)>>>(
+        maps[0], maps[1], maps[2], maps[3], m->c, m->ldc, padded / TILE, shifts, shifts + padded);
+}
+
+/* The splits first (part of the step's time), then the kernel, then the NaN and Inf. The four
+ * split matrices live as long as the program: one allocation, made larger when n grows; so do
+ * the shifts and the marks, in one more. */
 static void launch(const struct dev_mats *m)
 {
     static float *parts;
-    static int *shifts, *special; /* the row and column shifts; the marks: rows, columns, any */
-    static unsigned *col_max;
+    static int *shifts; /* the rows' shifts, then the columns' */
+    static unsigned *marks; /* columns' largest magnitudes, marked rows, marked columns, any */
     static size_t part_floats;
-    static CUtensorMap maps[4];
-    static int mapped_n;
     const int padded = (m->n + TILE - 1) / TILE * TILE;
     const size_t floats = (size_t)padded * padded;
     if (floats > part_floats) {
         if (parts) {
             CUDA_CHECK(cudaFree(parts));
             CUDA_CHECK(cudaFree(shifts));
-            CUDA_CHECK(cudaFree(special));
-            CUDA_CHECK(cudaFree(col_max));
+            CUDA_CHECK(cudaFree(marks));
         }
         CUDA_CHECK(cudaMalloc((void **)&parts, 4 * sizeof(float) * floats));
         CUDA_CHECK(cudaMalloc((void **)&shifts, 2 * sizeof(int) * padded));
-        CUDA_CHECK(cudaMalloc((void **)&special, sizeof(int) * (2 * padded + 1)));
-        CUDA_CHECK(cudaMalloc((void **)&col_max, sizeof(unsigned) * padded));
+        CUDA_CHECK(cudaMalloc((void **)&marks, sizeof(unsigned) * (3 * padded + 1)));
         part_floats = floats;
-        mapped_n = 0;
     }
-    float *a_big = parts, *a_small = parts + floats, *b_big = parts + 2 * floats, *b_small = parts + 3 * floats;
-    if (mapped_n != padded) {
-        encode(&maps[0], a_big, padded, BM);
-        encode(&maps[1], a_small, padded, BM);
-        encode(&maps[2], b_big, padded, BN);
-        encode(&maps[3], b_small, padded, BN);
-        mapped_n = padded;
-        CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-    }
-    int *row_special = special, *col_special = special + padded, *any_special = special + 2 * padded;
-    CUDA_CHECK(cudaMemsetAsync(col_max, 0, sizeof(unsigned) * padded));
-    CUDA_CHECK(cudaMemsetAsync(special, 0, sizeof(int) * (2 * padded + 1)));
-    column_max<<<dim3(padded / 128, (padded + 63) / 64), 128>>>(m->b, m->ldb, col_max, col_special, any_special,
-                                                                padded);
-    split_a<<<padded, 256>>>(m->a, m->lda, a_big, a_small, shifts, row_special, any_special, padded);
-    split_bt<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, col_max, b_big, b_small, shifts + padded,
-                                                              padded);
-    matmult_kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM_BYTES>>>(maps[0], maps[1], maps[2], maps[3], m->c,
-                                                                           m->ldc, padded / TILE, shifts,
-                                                                           shifts + padded);
-    special_values<<<dim3((m->n + 255) / 256, m->n < 65535 ? m->n : 65535), 256>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, row_special,
-                                                           col_special, any_special, m->n);
+    unsigned *col_max = marks;
+    int *row_special = (int *)marks + padded, *col_special = row_special + padded, *any_special = col_special + padded;
+    CUDA_CHECK(cudaMemsetAsync(marks, 0, sizeof(unsigned) * (3 * padded + 1)));
+    column_max<<<dim3(padded / 128, padded / 64), 128>>>(m->b, m->ldb, col_max, col_special, any_special);
+    split_a<<<padded, 256>>>(m->a, m->lda, parts, parts + floats, shifts, row_special, any_special, padded);
+    split_bt<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, col_max, parts + 2 * floats,
+                                                              parts + 3 * floats, shifts + padded, padded);
+    if (step_config->id == WIDE_3)
+        launch_shape<128, 3>(m, parts, shifts, padded);
+    else
+        launch_shape<64, 4>(m, parts, shifts, padded);
+    /* A few blocks that return at once when no input holds a NaN or an Inf; rows by stride. */
+    special_values<<<dim3((m->n + 255) / 256, m->n < SPECIAL_ROWS ? m->n : SPECIAL_ROWS), 256>>>(
+        m->a, m->lda, m->b, m->ldb, m->c, m->ldc, row_special, col_special, any_special, m->n);
 }
 
 /* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env perl
-# The tensor chapter's development versions (step11_tf32/versions, step12_3xtf32/versions),
+# The tensor chapter's development versions (every step's versions/ folder, steps 11 to 14),
 # as make test builds them (obj/test/versions/, one architecture). Each is a whole program,
 # one change from the next: `diff` with the next one changes at most $MAX_DIFF lines (a
 # line removed and one added count two), and each calls itself by its own name. On a GPU:
@@ -12,13 +12,15 @@ use Test::More;
 require './tests/lib.pl';
 our %EXIT;
 
-my $MAX_DIFF = 120; # of versions of 210 to 390 lines; measured: 34, 86, 23; 24 and 113 (step 13)
+my $MAX_DIFF = 120; # of versions of 210 to 390 lines; measured: 34, 86, 23; 24 and 113 (step 13); 111, 106, 112 (step 14)
 my @chains = (['step11_tf32/versions/step11_v1_scalar.cu', 'step11_tf32/versions/step11_v2_ldmatrix.cu',
                'step11_tf32/step11.cu'],
               ['step12_3xtf32/versions/step12_v1_one_accumulator.cu', 'step12_3xtf32/versions/step12_v2_staged.cu',
                'step12_3xtf32/step12.cu'],
               ['step13_wgmma_tf32/versions/step13_v1_tma_wgmma.cu', 'step13_wgmma_tf32/versions/step13_v2_bands.cu',
-               'step13_wgmma_tf32/step13.cu']);
+               'step13_wgmma_tf32/step13.cu'],
+              ['step14_wgmma_3xtf32/versions/step14_v1_split.cu', 'step14_wgmma_3xtf32/versions/step14_v2_range.cu',
+               'step14_wgmma_3xtf32/versions/step14_v3_special.cu', 'step14_wgmma_3xtf32/step14.cu']);
 my %listed = map { $_ => 1 } map { @$_ } @chains;
 for my $f (glob('step*/versions/*.cu')) {
     ok($listed{$f}, "$f is in a chain of versions tested here");

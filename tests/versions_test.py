@@ -118,8 +118,8 @@ with tempfile.TemporaryDirectory() as tmp:
 # has ever run.
 ok(reproduce.PARTS.index("versions") > reproduce.PARTS.index("tensor"), "reproduce: part 'versions' comes after 'tensor'")
 cmds = reproduce.part_commands("versions", DEVICE, {}, False, False)
-ok(len(cmds) == 1 and cmds[0][0][1].endswith("versions.py") and cmds[0][0][2:] == ["--sizes", "4096 8192", "--reps", "20"]
-   and cmds[0][2] is None, "reproduce runs scripts/versions.py at n = 4096 and 8192, REPS 20; the script keeps its log",
+ok(len(cmds) == 1 and cmds[0][0][1].endswith("versions.py") and cmds[0][0][2:] == ["--sizes", "1000 4096 8192", "--reps", "20"]
+   and cmds[0][2] is None, "reproduce runs scripts/versions.py at n = 1000, 4096 and 8192, REPS 20; the script keeps its log",
    cmds)
 ok(reproduce.estimate("versions", DEVICE, {}, []) == reproduce.FIRST_ESTIMATES["versions"],
    "reproduce estimates the part's time before it has been measured")

@@ -1,0 +1,230 @@
+/* Step 14, version 1: step 12's 3xTF32 on step 13's pipeline. Pre-passes split A into A_big and A_small,
+ * and B into Bt_big and Bt_small (transposed: K-major, as TF32 wgmma reads both operands),
+ * each value rounded to TF32 (big = tf32(x), small = tf32(x - big)); the kernel multiplies
+ * A_small Bt_big + A_big Bt_small + A_big Bt_big with wgmma, each stage of k into fresh
+ * accumulators added to the running sums in FP32 (staged accumulation).
+ * The pre-passes are part of the step's time.
+ * FP32-accurate where the split loses nothing: inputs whose rows of A and columns of B have
+ * their largest magnitudes in [2^-50, 2^50), and no NaN or Inf (an Inf's small part is
+ * Inf - Inf, a NaN). Version 2 takes every FP32 input. */
+#include "step.h"
+#include "block_order.h"
+#include "mbarrier.h"
+#include "tma.h"
+#include "tf32_mma.h"
+#include "wgmma.h"
+
+#define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
+#define BN 128       /* columns of C per block: four tiles per stage must fit three stages */
+#define BK 32        /* k per stage: 32 floats, one 128-byte row, the swizzle's span */
+#define STAGES 3     /* 3 x 64 KB of shared memory */
+#define CONSUMERS 2  /* warpgroups that multiply */
+#define THREADS (128 * (CONSUMERS + 1))
+#define TILE 128     /* the padding */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/block_order.h) */
+
+/* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt. */
+#define TILE_A (BM * BK * 4)
+#define TILE_B (BN * BK * 4)
+#define STAGE_BYTES (2 * TILE_A + 2 * TILE_B)
+#define SMEM_BYTES (STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024)
+
+static size_t smem_bytes(int n)
+{
+    (void)n;
+    return SMEM_BYTES;
+}
+
+const struct step_info step_info = {
+    .program = "step14_v1",
+    .lesson = "step 14, version 1: 3xTF32 on wgmma, ordinary inputs",
+    .chapter = "tensor-cores",
+    .dynamic_smem_bytes = smem_bytes,
+    .min_cc = 90,
+    .needs = "Hopper's TMA and wgmma, in sm_90a code",
+    .exact_cc = 90,
+    .precision = PRECISION_FP32,
+    .scratch_matrices = 4,
+};
+
+/* big = tf32(x), rounded to nearest; small = tf32(x - big): x - big is exact in FP32. */
+__device__ static void split(float x, float *big, float *small)
+{
+    *big = __uint_as_float(to_tf32_exact(x));
+    *small = __uint_as_float(to_tf32_exact(x - *big));
+}
+
+/* A's split, one block per row (A is K-major already). Four floats per load and store: the pass only
+ * moves memory, and wide accesses move it faster. */
+__global__ static void split_a(const float *a, size_t lda, float *big, float *small, int padded)
+{
+    const int row = blockIdx.x;
+    const float4 *in = (const float4 *)(a + (size_t)row * lda);
+    float4 *big4 = (float4 *)(big + (size_t)row * padded), *small4 = (float4 *)(small + (size_t)row * padded);
+    for (int c = threadIdx.x; c < padded / 4; c += blockDim.x) {
+        const float4 x = in[c];
+        float4 b, s;
+        split(x.x, &b.x, &s.x);
+        split(x.y, &b.y, &s.y);
+        split(x.z, &b.z, &s.z);
+        split(x.w, &b.w, &s.w);
+        big4[c] = b;
+        small4[c] = s;
+    }
+}
+
+/* B's split, transposed: 32 x 32 tiles through shared memory (the transpose chapter's kernel). */
+__global__ static void split_bt(const float *b, size_t ldb, float *big, float *small, int padded)
+{
+    __shared__ float tile[32][33];
+    const int x = blockIdx.x * 32 + threadIdx.x, y0 = blockIdx.y * 32;
+    for (int j = threadIdx.y; j < 32; j += 8)
+        tile[j][threadIdx.x] = b[(size_t)(y0 + j) * ldb + x];
+    __syncthreads();
+    const int tx = blockIdx.y * 32 + threadIdx.x, ty0 = blockIdx.x * 32;
+    for (int j = threadIdx.y; j < 32; j += 8) {
+        split(tile[threadIdx.x][j], &big[(size_t)(ty0 + j) * padded + tx],
+              &small[(size_t)(ty0 + j) * padded + tx]);
+    }
+}
+
+/* One block: C[m0 : m0 + BM, n0 : n0 + BN] over all of k. Warpgroup 0 produces, 1 and 2
+ * consume. full[s]: stage s holds its tiles (the TMA's bytes arrived); empty[s]: both
+ * consumers are done with it. Each barrier's phase flips every STAGES tiles. */
+__global__ static void __launch_bounds__(THREADS, 1)
+    matmult_kernel(const __grid_constant__ CUtensorMap ab_map, const __grid_constant__ CUtensorMap as_map,
+                   const __grid_constant__ CUtensorMap bb_map, const __grid_constant__ CUtensorMap bs_map, float *c,
+                   size_t ldc, int tiles)
+{
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint64_t *full = (uint64_t *)(smem + STAGES * STAGE_BYTES);
+    uint64_t *empty = full + STAGES;
+    const int warpgroup = threadIdx.x / 128, kt_count = tiles * TILE / BK;
+    int m_tile, n_tile;
+    block_tile(GROUP_M, tiles * TILE / BM, tiles * TILE / BN, &m_tile, &n_tile);
+    const int m0 = m_tile * BM, n0 = n_tile * BN;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbarrier_init(&full[s], 1);
+            mbarrier_init(&empty[s], CONSUMERS);
+        }
+        fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        setmaxnreg_dec<40>();
+        if (threadIdx.x == 0) {
+            prefetch_tensormap(&ab_map);
+            prefetch_tensormap(&as_map);
+            prefetch_tensormap(&bb_map);
+            prefetch_tensormap(&bs_map);
+            for (int kt = 0; kt < kt_count; kt++) {
+                const int s = kt % STAGES;
+                /* Wait until the consumers freed the stage (the first round passes: a fresh
+                 * barrier's previous phase counts as complete). */
+                mbarrier_wait_parity(&empty[s], ((kt / STAGES) & 1) ^ 1);
+                unsigned char *stage = smem + s * STAGE_BYTES;
+                mbarrier_arrive_expect_tx(&full[s], STAGE_BYTES);
+                cp_async_bulk_tensor_2d_global_to_shared(stage, &ab_map, m0, kt * BK, &full[s]);
+                cp_async_bulk_tensor_2d_global_to_shared(stage + TILE_A, &as_map, m0, kt * BK, &full[s]);
+                cp_async_bulk_tensor_2d_global_to_shared(stage + 2 * TILE_A, &bb_map, n0, kt * BK, &full[s]);
+                cp_async_bulk_tensor_2d_global_to_shared(stage + 2 * TILE_A + TILE_B, &bs_map, n0, kt * BK,
+                                                         &full[s]);
+            }
+        }
+        return;
+    }
+
+    setmaxnreg_inc<232>();
+    const int consumer = warpgroup - 1;
+    float acc[BN / 2], sum[BN / 2];
+    for (int i = 0; i < BN / 2; i++)
+        sum[i] = 0.0f;
+    for (int kt = 0; kt < kt_count; kt++) {
+        const int s = kt % STAGES;
+        mbarrier_wait_parity(&full[s], (kt / STAGES) & 1);
+        const unsigned char *stage = smem + s * STAGE_BYTES;
+        const uint64_t a_big = wgmma_desc_k_sw128(stage + consumer * 64 * BK * 4);
+        const uint64_t a_small = wgmma_desc_k_sw128(stage + TILE_A + consumer * 64 * BK * 4);
+        const uint64_t b_big = wgmma_desc_k_sw128(stage + 2 * TILE_A);
+        const uint64_t b_small = wgmma_desc_k_sw128(stage + 2 * TILE_A + TILE_B);
+        wgmma_fence();
+        /* The small products first, into fresh sums, then big x big. */
+        for (int k8 = 0; k8 < BK / 8; k8++) {
+            wgmma_m64n128k8_tf32(acc, a_small + 2 * k8, b_big + 2 * k8, k8 > 0);
+            wgmma_m64n128k8_tf32(acc, a_big + 2 * k8, b_small + 2 * k8, 1);
+        }
+        for (int k8 = 0; k8 < BK / 8; k8++)
+            wgmma_m64n128k8_tf32(acc, a_big + 2 * k8, b_big + 2 * k8, 1);
+        wgmma_commit_group();
+        wgmma_wait_group<0>();
+        if (threadIdx.x % 128 == 0)
+            mbarrier_arrive(&empty[s]);
+        /* Staged accumulation: this stage's sums, rounded to nearest into the running ones. */
+        for (int i = 0; i < BN / 2; i++)
+            sum[i] += acc[i];
+    }
+
+    /* The accumulators' layout (PTX ISA, wgmma's D fragments): warp w of the warpgroup holds
+     * rows 16 w + lane / 4 and 8 more; value i sits in column 8 (i / 4) + 2 (lane % 4) + i % 2,
+     * of the upper row for i % 4 < 2, the lower one else. */
+    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+    const int row = m0 + consumer * 64 + warp * 16 + lane / 4, col = n0 + 2 * (lane % 4);
+    float *out = c + (size_t)row * ldc + col;
+    for (int i = 0; i < BN / 2; i += 4) {
+        *(float2 *)(out + 8 * (i / 4)) = make_float2(sum[i], sum[i + 1]);
+        *(float2 *)(out + 8 * ldc + 8 * (i / 4)) = make_float2(sum[i + 2], sum[i + 3]);
+    }
+}
+
+static void encode(CUtensorMap *map, const float *m, int padded, int box_rows)
+{
+    char why[512];
+    if (tma_encode_2d_f32(map, m, padded, padded, padded, box_rows, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
+                          sizeof why) != cudaSuccess) {
+        fprintf(stderr, "step14: %s\n", why);
+        exit(EXIT_CUDA_ERROR);
+    }
+}
+
+/* The splits first (part of the step's time), then the kernel. The four split matrices live
+ * as long as the program: one allocation, made larger when n grows. */
+static void launch(const struct dev_mats *m)
+{
+    static float *parts;
+    static size_t part_floats;
+    static CUtensorMap maps[4];
+    static int mapped_n;
+    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const size_t floats = (size_t)padded * padded;
+    if (floats > part_floats) {
+        if (parts)
+            CUDA_CHECK(cudaFree(parts));
+        CUDA_CHECK(cudaMalloc((void **)&parts, 4 * sizeof(float) * floats));
+        part_floats = floats;
+        mapped_n = 0;
+    }
+    if (mapped_n != padded) {
+        encode(&maps[0], parts, padded, BM);              /* A big */
+        encode(&maps[1], parts + floats, padded, BM);     /* A small */
+        encode(&maps[2], parts + 2 * floats, padded, BN); /* Bt big */
+        encode(&maps[3], parts + 3 * floats, padded, BN); /* Bt small */
+        mapped_n = padded;
+        CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    }
+    split_a<<<padded, 256>>>(m->a, m->lda, parts, parts + floats, padded);
+    split_bt<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, parts + 2 * floats, parts + 3 * floats,
+                                                              padded);
+    matmult_kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM_BYTES>>>(
+        maps[0], maps[1], maps[2], maps[3], m->c, m->ldc, padded / TILE);
+}
+
+/* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
+void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
+                 int kernel_reps, struct gpu_run *run)
+{
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+}
