@@ -21,7 +21,7 @@ except ImportError as err:
     skip_all(f"matplotlib cannot be imported by {sys.executable} ({err}); make plots-env installs it")
 import tensor_pictures as tp  # noqa: E402
 
-NAMES = ("tc_fragments", "tc_ldmatrix", "tc_swizzle", "tc_split", "tc_pipeline", "tc_wgmma")
+NAMES = ("tc_fragments", "tc_ldmatrix", "tc_swizzle", "tc_split", "tc_pipeline", "tc_wgmma", "tc_budget")
 
 
 def source(path):
@@ -328,6 +328,44 @@ ok(raised and placed and any(upper_swapped(*k) != v for k, v in placed.items()),
    "a wrong D rule is told apart: rows by i % 2 give elements twice; upper and lower rows swapped covers "
    "the tile but not where the epilogue stores")
 
+# ---- step 14's budget (tc_budget): the sources' own macros give the bytes drawn ----
+s14 = source("step14_wgmma_3xtf32/step14.cu")
+
+
+def c_macros(text):
+    """The sources' size macros as Python functions of the names before them: TILE_A, TILE_B(BN),
+    STAGE_BYTES(BN), SMEM(BN, STAGES), with BM and BK from the same file."""
+    names = {"BM": define("BM", text), "BK": define("BK", text)}
+    for name in ("TILE_A", "TILE_B", "STAGE_BYTES", "SMEM"):
+        m = re.search(rf"#define {name}(\(([^)]*)\))? (.*)", text)
+        if m:
+            args = m.group(2) or ""
+            names[name] = eval(f"lambda {args}: {m.group(3)}" if args else m.group(3), dict(names))
+    return names
+
+
+m14, m13 = c_macros(s14), c_macros(s13)
+rows = {(r["step"], r["bn"]): r for r in tp.budget_rows()}
+configs14 = re.findall(r'\{\w+, "128x(\d+)x32/(\d+)", SMEM\((\d+), (\d+)\)\}', s14)
+ok(m14["BM"] == tp.BM14 and m14["BK"] == tp.BK14 and len(configs14) == 4
+   and all(rows[(14, int(bn))]["stages"] == int(st) and rows[(14, int(bn))]["smem"] == m14["SMEM"](int(bn), int(st))
+           and rows[(14, int(bn))]["stage"] == m14["STAGE_BYTES"](int(bn)) for bn, st, _, _ in configs14),
+   "tc_budget: step14.cu's configurations (128x128x32/3, 128x64x32/4) take the shared memory its SMEM() gives",
+   configs14)
+ok(rows[(13, 256)]["stage"] == m13["STAGE_BYTES"](256) and rows[(13, 256)]["smem"] == m13["SMEM"](256, 4)
+   and rows[(14, 256)]["stage"] == m14["STAGE_BYTES"](256),
+   "tc_budget: step 13's 128x256x32/4 and step 14's 128 x 256 stage are their sources' STAGE_BYTES")
+ok(s14.count(f"setmaxnreg_inc<{tp.REGS_LIMIT}>") == 1 and s13.count(f"setmaxnreg_inc<{tp.REGS_LIMIT}>") == 1
+   and "float acc[BN / 2], sum[BN / 2];" in s14 and "float acc[BN / 2];" in s13,
+   f"tc_budget: both consumers get {tp.REGS_LIMIT} registers; step 14 holds BN / 2 accumulators and as many sums")
+ok(rows[(14, 256)]["stages"] == 2 and rows[(14, 256)]["acc"] + rows[(14, 256)]["sums"] > tp.REGS_LIMIT
+   and all(r["smem"] <= tp.SMEM_LIMIT for r in rows.values())
+   and all(rows[(14, bn)]["acc"] + rows[(14, bn)]["sums"] <= tp.REGS_LIMIT for bn in (64, 128)),
+   "tc_budget: a 128 x 256 tile of step 14 fits two stages and needs 256 floats per thread, more than 232; "
+   "its two configurations fit")
+wrong = tp.budget(13, 128, 3)  # one copy of each operand: step 13's stage, not step 14's
+ok(wrong["stage"] != m14["STAGE_BYTES"](128), "tc_budget: a stage without the small copies is told apart")
+
 # ---- the pictures: drawn, and the same bytes twice ----
 with tempfile.TemporaryDirectory() as tmp:
     outs = [os.path.join(tmp, d) for d in ("one", "two")]
@@ -355,4 +393,6 @@ with tempfile.TemporaryDirectory() as tmp:
     ok("chunk j of row r at j ^ (r % 8)" in svg["tc_wgmma"] and "desc + 6" in svg["tc_wgmma"]
        and "d7: row 9, col 11" in svg["tc_wgmma"], "tc_wgmma shows the swizzle, the descriptor's k-steps and "
        "lane 5's registers")
+    ok("256 of 232: does not fit" in svg["tc_budget"] and svg["tc_budget"].count("192 KB") == 4,
+       "tc_budget marks the 128 x 256 tile's registers as not fitting and each row's 192 KB")
 done()
