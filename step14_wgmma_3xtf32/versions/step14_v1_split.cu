@@ -6,7 +6,7 @@
  * The pre-passes are part of the step's time.
  * FP32-accurate where the split loses nothing: inputs whose rows of A and columns of B have
  * their largest magnitudes in [2^-50, 2^50), and no NaN or Inf (an Inf's small part is
- * Inf - Inf, a NaN). Version 2 takes every FP32 input. */
+ * Inf - Inf, a NaN). Version 2 takes FP32's whole range, version 3 NaN and Inf. */
 #include "step.h"
 #include "block_order.h"
 #include "mbarrier.h"
