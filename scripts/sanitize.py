@@ -49,6 +49,12 @@ def runs(found, sizes, transpose=True):
     return plan
 
 
+def select(found, only):
+    """The programs named in only (space-separated rows' names), and the names not found."""
+    wanted = only.split()
+    return {row: d for row, d in found.items() if row in wanted}, [w for w in wanted if w not in found]
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="sanitize.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=ladder.sizes_arg, default="17 100")
@@ -56,11 +62,10 @@ def main(argv):
     a = ap.parse_args(argv)
     found = ladder.discover()
     if a.only:
-        wanted = a.only.split()
-        unknown = [w for w in wanted if w not in found]
+        chosen, unknown = select(found, a.only)
         if unknown:
             ap.error(f"no program named {' '.join(unknown)} here (built: {' '.join(found)})")
-        found = {row: d for row, d in found.items() if row in wanted}
+        found = chosen
     subprocess.run([sys.executable, os.path.join("scripts", "special_inputs.py"), "obj/sanitize_special"],
                    cwd=ladder.ROOT, check=True)
     done, skipped = 0, {}
