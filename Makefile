@@ -5,6 +5,12 @@
 STEP_DIRS := $(sort $(patsubst %/,%,$(wildcard step[0-9][0-9]_*/)))
 step_program = $(firstword $(subst _, ,$(1)))
 PROGRAMS := $(foreach d,$(STEP_DIRS),$(d)/$(call step_program,$(d)))
+# A number is one step: two folders stepNN_a and stepNN_b would build two programs stepNN.
+STEP_NAMES := $(foreach d,$(STEP_DIRS),$(call step_program,$(d)))
+SHARED_NUMBERS := $(strip $(foreach p,$(sort $(STEP_NAMES)),$(if $(word 2,$(filter $(p),$(STEP_NAMES))),$(p))))
+ifneq ($(SHARED_NUMBERS),)
+  $(error $(filter $(addsuffix _%,$(SHARED_NUMBERS)),$(STEP_DIRS)) share a step number: each stepNN_ folder builds the program stepNN, so give one of them a number of its own)
+endif
 
 # nvcc from PATH, else where the CUDA toolkit installs it.
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc),nvcc)
@@ -102,8 +108,9 @@ help:
 	@echo "make config-sweep    the configurations (tile shape, stages) of steps 10-12 and CUTLASS, n = 1000 ... 8192"
 	@echo "make cutlass         fetch CUTLASS's headers (once), build and run its TF32 and 3xTF32 kernels"
 	@echo "make tile-sweep      step 05's tile size 4..32 against the naive kernel, n = 512..8192"
-	@echo "make versions        build the development versions of steps 11 and 12 (obj/versions/; measured"
-	@echo "                     by make reproduce ONLY=versions)"
+	@echo "make versions        build the development versions in the steps' versions/ folders into"
+	@echo "                     obj/versions/ (measured by make reproduce ONLY=versions; make profile"
+	@echo "                     PROGRAM=obj/versions/NAME profiles one)"
 	@echo "make warptile-sweep  steps 09 and 10: the tile shapes tried, at n = 1000 and 4096"
 	@echo "make plots           the charts in plots/ and the README tables, from results/; the tensor-core"
 	@echo "                     pictures (plots/tc_*.png), from the kernels' index rules"
@@ -112,7 +119,7 @@ help:
 	@echo "make transpose       the transpose chapter: every variant at 2048 x 1536 and 8192 x 8192"
 	@echo "make transpose-profile  ncu: bank conflicts and store sectors per transpose variant"
 	@echo "make profile STEP=05 ncu metrics of that step's kernel at n = 1000 (NCU_N=..., STEP=cublas or cutlass,"
-	@echo "                     PROFILE_ARGS='--math tf32')"
+	@echo "                     PROFILE_ARGS='--math tf32'; PROGRAM=obj/versions/NAME for a development version)"
 	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
 	@echo "make regs            registers, shared memory and spills per kernel (-Xptxas -v)"
 	@echo "make all-archs       build for each architecture in turn (sm_75 ... sm_120), as CI does"
@@ -252,7 +259,7 @@ $(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/test/versions,\
 FOREIGN_ARCH := $(if $(filter 75,$(GPU_CC)),80,75)
 TEST_HELPERS := obj/fake_driver/old/libcuda.so.1 obj/fake_driver/failing/libcuda.so.1 \
                 obj/test/step01_foreign_arch obj/test/step01_needs_cc99 obj/test/step01_needs_exact99 \
-                obj/test/hopper_test $(TEST_VERSIONS)
+                obj/test/hopper_test obj/test/tensor_core_arith obj/test/short_sums $(TEST_VERSIONS)
 obj/fake_driver/old/libcuda.so.1: tests/fake_libcuda.c
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -shared -fPIC -DFAKE_DRIVER_VERSION=10020 -o $@ $<
@@ -278,6 +285,18 @@ obj/test/step01_needs_exact99: obj/step01.o obj/test/step_main_exact99.o $(HARNE
 obj/test/hopper_test: tests/hopper_test.cu tests/tap.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon -o $@ $<
+
+# The tensor core's arithmetic measured (the TMA's TF32 rounding, wgmma's sums) against the
+# CPU model tests/tf32_model.h: sm_90a, run by tests/16-hopper.t.
+obj/test/tensor_core_arith: tests/tensor_core_arith.cu tests/tf32_model.h tests/tap.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(NVCC) -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon -Itests -o $@ $<
+
+# The search for short sums beyond the fp32 bound, on step 14's arithmetic modelled on the CPU
+# (tests/19-short-sums.t): plain C, no GPU.
+obj/test/short_sums: tests/short_sums.c tests/tf32_model.h tests/tap.h $(HARNESS) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(HARNESS) -lm
 
 obj/harness_test: tests/harness_test.c tests/tap.h $(HARNESS) $(HEADERS) | obj
 	$(CC) $(CFLAGS) -o $@ tests/harness_test.c $(HARNESS) -lm

@@ -5,8 +5,9 @@
  * past the matrix, and counts the bytes it delivered on an mbarrier (common/mbarrier.h),
  * which the threads that need the tile wait on.
  *
- * Host part (C, also includable from a .c file compiled by gcc): tma_encode_2d_f32 builds the
- * map. It asks the runtime for the driver's cuTensorMapEncodeTiled (cudaGetDriverEntryPoint-
+ * Host part (C, also includable from a .c file compiled by gcc): tma_encode_2d builds the
+ * map (tma_encode_2d_f32 for the bits as they are, tma_encode_2d_tf32 rounding to TF32). It
+ * asks the runtime for the driver's cuTensorMapEncodeTiled (cudaGetDriverEntryPoint-
  * ByVersion), so no -lcuda is needed; cuda.h and cudaTypedefs.h are included for the types.
  * Device part (.cu only): the copy, the tensor-map prefetch, and the proxy fence. These
  * instructions exist from compute capability 9.0 on every target (plain sm_90 too, not only
@@ -27,7 +28,8 @@
 #error "common/tma.h needs CUDA 12.0 or newer (tensor maps)"
 #endif
 
-/* Describe a rows x cols row-major float matrix (leading dimension ld floats, ld >= cols) for
+/* Describe a rows x cols row-major float matrix (leading dimension ld floats, ld >= cols),
+ * read as type (FLOAT32, or TFLOAT32 to round each element to TF32 in the copy), for
  * copies of box_rows x box_cols boxes into shared memory laid out with the given swizzle.
  * Elements of a box outside the matrix arrive as zeros. The TMA's rules, checked here so
  * that the message can say which one failed: base 16-byte aligned, ld * 4 a multiple of 16
@@ -37,9 +39,9 @@
  * steps, common/gpu.h); when why is not NULL it receives one line saying what went wrong.
  * Call it once a context exists (gpu_open makes one). The map is then passed to the kernel
  * by value, as a `const __grid_constant__ CUtensorMap` parameter. */
-static inline cudaError_t tma_encode_2d_f32(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols,
-                                            uint64_t ld, uint32_t box_rows, uint32_t box_cols,
-                                            CUtensorMapSwizzle swizzle, char *why, size_t why_size)
+static inline cudaError_t tma_encode_2d(CUtensorMap *map, CUtensorMapDataType type, const float *base, uint64_t rows,
+                                        uint64_t cols, uint64_t ld, uint32_t box_rows, uint32_t box_cols,
+                                        CUtensorMapSwizzle swizzle, char *why, size_t why_size)
 {
     /* Looked up once per program (and per file including this header). */
     static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
@@ -93,9 +95,8 @@ static inline cudaError_t tma_encode_2d_f32(CUtensorMap *map, const float *base,
     const cuuint64_t strides[1] = {ld * sizeof(float)};
     const cuuint32_t box[2] = {box_cols, box_rows};
     const cuuint32_t steps[2] = {1, 1};
-    /* FLOAT32, not TFLOAT32: the bits arrive unchanged, and the tensor core reads the top
-     * 19 of each. OOB_FILL_NONE means zeros (the other choice is a NaN). */
-    CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims, strides, box, steps,
+    /* OOB_FILL_NONE means zeros (the other choice is a NaN). */
+    CUresult r = encode(map, type, 2, (void *)base, dims, strides, box, steps,
                         CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
@@ -106,6 +107,27 @@ static inline cudaError_t tma_encode_2d_f32(CUtensorMap *map, const float *base,
                                                                                  : cudaErrorInvalidValue;
     }
     return cudaSuccess;
+}
+
+/* FLOAT32: the bits arrive unchanged (a tensor core reading them as TF32 keeps the top 19 of
+ * each: it truncates). */
+static inline cudaError_t tma_encode_2d_f32(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols,
+                                            uint64_t ld, uint32_t box_rows, uint32_t box_cols,
+                                            CUtensorMapSwizzle swizzle, char *why, size_t why_size)
+{
+    return tma_encode_2d(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, base, rows, cols, ld, box_rows, box_cols, swizzle,
+                         why, why_size);
+}
+
+/* TFLOAT32: the copy engine rounds each float to TF32 on its way into shared memory, to
+ * nearest with ties to even, as cvt.rn.tf32.f32 does (tests/tensor_core_arith.cu measures
+ * it; floats from 0x7f7ff000 up round to Inf), so a tensor core reads rounded values. */
+static inline cudaError_t tma_encode_2d_tf32(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols,
+                                             uint64_t ld, uint32_t box_rows, uint32_t box_cols,
+                                             CUtensorMapSwizzle swizzle, char *why, size_t why_size)
+{
+    return tma_encode_2d(map, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, base, rows, cols, ld, box_rows, box_cols, swizzle,
+                         why, why_size);
 }
 
 #ifdef __CUDACC__

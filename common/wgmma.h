@@ -11,7 +11,10 @@
  *
  * Between the fence and the wait, the accumulators belong to the tensor core: the code must
  * not read or write them (wgmma_fence_operand keeps the compiler from moving its own
- * accesses into that window).
+ * accesses into that window). A warpgroup is four consecutive warps whose first has an index
+ * that is a multiple of 4 (threads 128 w ... 128 w + 127): wgmma, like every .sync.aligned
+ * instruction here, is issued by all 128 of its threads together, with the same operands.
+ * TF32's k is 8: one instruction multiplies 8 columns of A by 8 rows of B (FP16's is 16).
  *
  * The accumulator fragment (the PTX ISA's figure for wgmma .m64nNk8, "register fragment
  * layout for accumulator matrix D", the same for every N; CUTLASS's CLayout_64xN agrees):
@@ -70,7 +73,10 @@ __device__ static __forceinline__ void wgmma_wait_group(void)
 
 /* Not an instruction: an empty asm that tells the compiler the value may change here, so
  * that it neither reads an accumulator before wgmma_wait_group nor moves a write to it past
- * wgmma_fence. Applied to each accumulator before the fence and after the wait. */
+ * wgmma_fence (the asm of a wgmma names its accumulators, the wait's does not: without this,
+ * a read after the wait could legally be scheduled before it). Applied to each accumulator
+ * after the wait, before it is read (steps 13 and 14), and before the fence where ordinary
+ * code wrote it (tests/hopper_test.cu; the steps start each sum with scale-d 0 instead). */
 __device__ static __forceinline__ void wgmma_fence_operand(float *r)
 {
 #if defined(__CUDA_ARCH__)
@@ -129,9 +135,12 @@ __device__ static __forceinline__ uint64_t wgmma_desc_k_sw128(const void *tile)
  * shared memory through their descriptors. TF32 takes both operands K-major only (A's rows
  * and B's columns along k: B stored as Bt, N rows of k), so the instruction has no transpose
  * operands; the two 1s after the predicate are imm-scale-a and imm-scale-b (no negation).
- * scale_d = 0 on the first k-step starts the sum from zero without clearing d; the tensor
- * core reads the top 19 bits of each float (it truncates). Issued by all 128 threads of the
- * warpgroup with the same descriptors. */
+ * scale_d = 0 on the first k-step starts the sum from zero without clearing d. The tensor
+ * core reads the top 19 bits of each float (it truncates), multiplies exactly, cuts the nine
+ * terms d, a_0 b_0 ... a_7 b_7 to a common grid 2^-25 below the largest exponent, and rounds
+ * their sum toward zero: tests/tf32_model.h models it bit for bit, tests/tensor_core_arith.cu
+ * measures it on the GPU. Issued by all 128 threads of the warpgroup with the same
+ * descriptors. */
 __device__ static __forceinline__ void wgmma_m64n64k8_tf32(float d[32], uint64_t desc_a, uint64_t desc_b,
                                                            int scale_d)
 {

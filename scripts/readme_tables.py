@@ -15,6 +15,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
 import prose  # noqa: E402
+import tf32_rounding  # noqa: E402
 import versions  # noqa: E402
 
 ARTICLE = "article_8800gt.csv"
@@ -282,6 +283,36 @@ def versions_table(results_dir):
     return "\n\n".join(parts)
 
 
+def rounding_table(results_dir):
+    """TF32 truncated beside TF32 rounded to nearest (scripts/tf32_rounding.py): per device, input
+    family and n, the truncating version, the step and cuBLAS TF32 in one run: TFLOPS, the
+    componentwise error's maximum and mean, the verdicts of the tf32 class."""
+    parts = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-tf32-rounding.csv"))):
+        rows = ladder.read_results(path)
+        get = {(r["program"], int(r["n"]), r["dist"]): r for r in rows}
+        body = []
+        for dist in list(ladder.DISTS) + list(ladder.RANGE_DISTS):
+            for n in sorted({int(r["n"]) for r in rows if r["dist"] == dist}):
+                at = [get.get((p, n, dist)) for p in tf32_rounding.PROGRAMS]
+                body.append([dist, str(n)] + [f(float(r["gflops"]) / 1e3, 1) if r else "" for r in at]
+                            + [f"{e(r['max_comp_err'])} / {e(r['avg_comp_err'])}" if r else "" for r in at]
+                            + [", ".join(r["status"] if r else "-" for r in at)])
+        if not body:
+            continue
+        names = [ladder.label(p) if p in ladder.REFERENCE_NAMES else f"`{p}`" for p in tf32_rounding.PROGRAMS]
+        dates = ", ".join(sorted({r["date"][:10] for r in rows}))
+        parts.append(f"**{rows[0]['device']}** (measured {dates}, one run: the three programs one after the other at "
+                     f"each size; kernel TFLOPS, median of {rows[0]['command'].split('--reps ')[1].split()[0]})\n\n"
+                     + table(["inputs", "n"] + [f"TFLOPS {x}" for x in names]
+                             + [f"componentwise error max / mean, {x}" for x in names]
+                             + ["tf32 verdicts"], body))
+    if not parts:
+        return ("No run of TF32 truncated against rounded is recorded yet: `make reproduce ONLY=rounding` on a "
+                "GPU measures it.")
+    return "\n\n".join(parts)
+
+
 def tile_sweep_table(results_dir):
     """The lab's layout: n, tile, naive and tiled kernel ms, per device."""
     parts = []
@@ -536,6 +567,7 @@ def main(args):
     tables["range"] = range_table(results)
     tables["tensor-headline"] = tensor_headline(results)
     tables["versions"] = versions_table(results)
+    tables["tf32-rounding"] = rounding_table(results)
     results_ = prose.Results(results)
     exempt = prose.read_exempt(os.path.join(ladder.ROOT, "tests", "prose_exempt"))
     problems = []

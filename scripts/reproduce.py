@@ -19,6 +19,8 @@ Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
                   n = 33, 1000 and 4096 (CUTLASS's FAILs there are recorded, not errors)
   versions        the development versions of steps 11 to 14 beside the steps, at n = 1000,
                   4096 and 8192 (scripts/versions.py, which writes its own log)
+  rounding        step 13 truncating A (its version 3) beside step 13 and cuBLAS TF32, on both
+                  inputs at n = 1000 ... 8192 and the range families at 1000 (scripts/tf32_rounding.py)
   article         every program's article-style output at n = 1000
   caps            steps 09-10 and cuBLAS under the shared memory of smaller GPUs (64, 99,
                   163 KB per block), labelled "capped to N KB"
@@ -43,7 +45,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
 
-PARTS = ["device", "config-sweep", "compare", "tensor", "range", "versions", "article", "caps", "tile-sweep", "warptile-sweep",
+PARTS = ["device", "config-sweep", "compare", "tensor", "range", "versions", "rounding", "article", "caps", "tile-sweep", "warptile-sweep",
          "transpose", "ncu", "cpu", "test", "plots"]
 GPU_PARTS = set(PARTS) - {"cpu", "plots"}
 COMPARE_SIZES = "256 512 1000 2048 4096 8192"
@@ -52,7 +54,7 @@ REPS = 20
 TIMINGS_COLUMNS = ["date", "device", "fp32_peak_gflops", "part", "seconds"]
 # Seconds a part should take before it has ever been timed (napkin: the H100; 10 runs at
 # n = 4096 and 8192, each a few seconds of inputs, passes and check on the host).
-FIRST_ESTIMATES = {"versions": 60, "range": 60}
+FIRST_ESTIMATES = {"versions": 60, "range": 60, "rounding": 60}
 
 
 def tensor_rows():
@@ -117,6 +119,8 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
                     "--programs", " ".join(fp32), "--reported", " ".join(peers)), None, "range")]
     if part == "versions":  # None: the script writes results/<device-slug>-versions.txt itself
         return [(py("versions.py", "--sizes", "1000 4096 8192", "--reps", str(REPS)), None, None)]
+    if part == "rounding":  # None: the script writes results/<device-slug>-tf32-rounding.txt itself
+        return [(py("tf32_rounding.py", "--reps", str(REPS)), None, None)]
     if part == "article":
         return [(ladder.program_command(p) + ["-n", "1000", "--reps", str(REPS)], None, "article-style")
                 for p in ladder.LADDER]

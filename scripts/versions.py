@@ -6,8 +6,9 @@ results/<device-slug>-versions.csv, with a log in results/<device-slug>-versions
 The versions (make versions builds them into obj/versions/) are whole programs, each one
 change from the next: step 11 as first written, then with ldmatrix and integer rounding,
 then the step; step 12 with one accumulator, then the step; step 13 row after row, then in
-bands, then the step; step 14 on ordinary inputs, then over FP32's range, then with NaN and
-Inf, then the step. Each is judged by its own
+bands, then with two tile shapes (A still truncated), then the step; step 14 on ordinary
+inputs, then over FP32's range, then with NaN and Inf, then with two tile shapes, then the
+step. Each is judged by its own
 precision class, and its verdict is recorded as the program gives it: step12_v1 claims
 FP32 accuracy and FAILS its bound at large n, which is what it is kept to show. A FAIL of
 a version marked as expected to fail is recorded and said, not an error of this script;
@@ -40,7 +41,10 @@ VERSIONS = {
     "step13_v1": ("obj/versions/step13_v1_tma_wgmma", "step 13 as first written: TMA, an mbarrier ring, wgmma "
                   "64x256x8, a producer and two consumers; one 128x256 tile, blocks row after row", False),
     "step13_v2": ("obj/versions/step13_v2_bands", "blocks walked in bands of 8 block rows, for L2", False),
-    "step13": ("step13_wgmma_tf32/step13", "a 128x128 tile with 6 stages below n = 2048: the step", False),
+    "step13_v3": ("obj/versions/step13_v3_truncated", "a 128x128 tile with 6 stages below n = 2048; A still "
+                  "truncated by wgmma", False),
+    "step13": ("step13_wgmma_tf32/step13", "both tensor maps typed TFLOAT32: the TMA rounds A and Bt to nearest; "
+               "the pre-pass only transposes: the step", False),
     "step14_v1": ("obj/versions/step14_v1_split", "3xTF32 on step 13's pipeline: pre-passes write big and small "
                   "K-major copies of A and B, three wgmma 64x128x8 per k-step into staged sums; one 128x128 tile; "
                   "ordinary inputs only", False),
@@ -48,7 +52,9 @@ VERSIONS = {
                   "of two before the split, C scaled back", False),
     "step14_v3": ("obj/versions/step14_v3_special", "NaN and Inf: split as 0, their rows and columns marked, a last "
                   "pass gives those elements what FP32 gives", False),
-    "step14": ("step14_wgmma_3xtf32/step14", "a 128x64 tile with 4 stages below n = 2048: the step", False),
+    "step14_v4": ("obj/versions/step14_v4_narrow", "a 128x64 tile with 4 stages below n = 2048", False),
+    "step14": ("step14_wgmma_3xtf32/step14", "the fourth product (small x small) kept for n <= 32, where the "
+               "fp32 bound has no room for it: the step", False),
 }
 
 

@@ -4,14 +4,15 @@
  * warpgroup that multiplies a 64 x 256 x 8 tile straight out of shared memory, asynchronously.
  *
  * TF32 wgmma reads both operands K-major only (the rows of A and the columns of B along k),
- * and B is stored row-major, k x n: a pre-pass writes Bt (n x k) first, rounding B to TF32 on
- * the way; A, read as it is, reaches the tensor core unrounded and the hardware truncates it.
- * The pre-pass is part of the step's time. */
+ * and B is stored row-major, k x n: a pre-pass writes Bt (n x k) first, part of the step's
+ * time. Both tensor maps are typed TFLOAT32: the copy engine rounds each float to the nearest
+ * TF32 value on its way into shared memory. (A float that reached wgmma as it is would be
+ * truncated to TF32, not rounded: every product a little too small, a bias that summing only
+ * adds up; versions/step13_v3_truncated.cu is that step.) */
 #include "step.h"
 #include "block_order.h"
 #include "mbarrier.h"
 #include "tma.h"
-#include "tf32_mma.h"
 #include "wgmma.h"
 
 #define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
@@ -53,18 +54,17 @@ const struct step_info step_info = {
     .configs = wgmma_configs,
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_TF32,
-    .tf32_inputs = "A truncated by wgmma, B rounded to nearest",
     .scratch_matrices = 1,
 };
 
-/* Bt = tf32(B)^T for the padded n x n matrix: 32 x 32 tiles through shared memory (the
- * transpose chapter's kernel), the row of 33 floats keeping the column reads conflict-free. */
-__global__ static void transpose_round(const float *b, size_t ldb, float *bt, size_t ldbt)
+/* Bt = B^T for the padded n x n matrix: 32 x 32 tiles through shared memory (the transpose
+ * chapter's kernel), the row of 33 floats keeping the column reads conflict-free. */
+__global__ static void transpose(const float *b, size_t ldb, float *bt, size_t ldbt)
 {
     __shared__ float tile[32][33];
     const int x = blockIdx.x * 32 + threadIdx.x, y0 = blockIdx.y * 32;
     for (int j = threadIdx.y; j < 32; j += 8)
-        tile[j][threadIdx.x] = __uint_as_float(to_tf32_exact(b[(size_t)(y0 + j) * ldb + x]));
+        tile[j][threadIdx.x] = b[(size_t)(y0 + j) * ldb + x];
     __syncthreads();
     const int tx = blockIdx.y * 32 + threadIdx.x, ty0 = blockIdx.x * 32;
     for (int j = threadIdx.y; j < 32; j += 8)
@@ -141,6 +141,8 @@ __global__ static void __launch_bounds__(THREADS, 1)
             mbarrier_arrive(&empty[(kt - 1) % STAGES]);
     }
     wgmma_wait_group<0>();
+    for (int i = 0; i < BN / 2; i++) /* read only after the wait (common/wgmma.h) */
+        wgmma_fence_operand(&acc[i]);
 
     /* The accumulators' layout (PTX ISA, wgmma's D fragments): warp w of the warpgroup holds
      * rows 16 w + lane / 4 and 8 more; value i sits in column 8 (i / 4) + 2 (lane % 4) + i % 2,
@@ -164,10 +166,10 @@ static void launch_shape(const struct dev_mats *m, const float *bt, int padded)
     auto kernel = matmult_kernel<BN, STAGES>;
     if (mapped_a != m->a || mapped_bt != bt || mapped_n != padded) {
         char why[512];
-        if (tma_encode_2d_f32(&a_map, m->a, padded, padded, m->lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
-                              sizeof why) != cudaSuccess ||
-            tma_encode_2d_f32(&bt_map, bt, padded, padded, padded, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
-                              sizeof why) != cudaSuccess) {
+        if (tma_encode_2d_tf32(&a_map, m->a, padded, padded, m->lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
+                               sizeof why) != cudaSuccess ||
+            tma_encode_2d_tf32(&bt_map, bt, padded, padded, padded, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
+                               sizeof why) != cudaSuccess) {
             fprintf(stderr, "step13: %s\n", why);
             exit(EXIT_CUDA_ERROR);
         }
@@ -193,7 +195,7 @@ static void launch(const struct dev_mats *m)
         CUDA_CHECK(cudaMalloc((void **)&bt, sizeof(float) * padded * padded));
         bt_floats = (size_t)padded * padded;
     }
-    transpose_round<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, bt, padded);
+    transpose<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, bt, padded);
     if (step_config->id == WIDE_4)
         launch_shape<256, 4>(m, bt, padded);
     else

@@ -2,7 +2,9 @@
  * and B into Bt_big and Bt_small (transposed: K-major, as TF32 wgmma reads both operands),
  * each value rounded to TF32 (big = tf32(x), small = tf32(x - big)); the kernel multiplies
  * A_small Bt_big + A_big Bt_small + A_big Bt_big with wgmma, each stage of k into fresh
- * accumulators added to the running sums in FP32 (staged accumulation).
+ * accumulators added to the running sums in FP32 (staged accumulation). The fourth product,
+ * A_small Bt_small, is kept where k is so short that the fp32 bound has no room for it
+ * (n <= 32, step 12's rule: without it, a single product can be 9.9 u off, against 9 u).
  * FP32's whole range: a row of A or a column of B whose largest magnitude lies outside
  * [2^-50, 2^50) is scaled by a power of two before the split (step 12's rule), and C scaled
  * back in the epilogue. NaN and Inf enter the split as 0; the rows of A and columns of B that
@@ -22,6 +24,7 @@
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 128     /* the padding: BM and every BN divide it */
 #define GROUP_M 8    /* blocks run in bands of 8 block rows (common/block_order.h) */
+#define FOURTH_PRODUCT_MAX_N 32 /* small x small kept up to this n (tests/short_sums.c) */
 
 /* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt; then the barriers,
  * and 1024 bytes more to align the tiles as the swizzle needs. */
@@ -214,8 +217,9 @@ template <int BN> __device__ static __forceinline__ void wgmma_tf32(float *d, ui
 
 /* One block: C[m0 : m0 + BM, n0 : n0 + BN] over all of k. Warpgroup 0 produces, 1 and 2
  * consume. full[s]: stage s holds its tiles (the TMA's bytes arrived); empty[s]: both
- * consumers are done with it. Each barrier's phase flips every STAGES tiles. */
-template <int BN, int STAGES>
+ * consumers are done with it. Each barrier's phase flips every STAGES tiles. FOURTH: the
+ * short sums' kernel, with small x small. */
+template <int BN, int STAGES, bool FOURTH>
 __global__ static void __launch_bounds__(THREADS, 1)
     matmult_kernel(const __grid_constant__ CUtensorMap ab_map, const __grid_constant__ CUtensorMap as_map,
                    const __grid_constant__ CUtensorMap bb_map, const __grid_constant__ CUtensorMap bs_map, float *c,
@@ -277,9 +281,11 @@ __global__ static void __launch_bounds__(THREADS, 1)
         const uint64_t b_big = wgmma_desc_k_sw128(stage + 2 * TILE_A);
         const uint64_t b_small = wgmma_desc_k_sw128(stage + 2 * TILE_A + TILE_B(BN));
         wgmma_fence();
-        /* The small products first, into fresh sums, then big x big. */
+        /* The small products first, the smallest first, into fresh sums, then big x big. */
         for (int k8 = 0; k8 < BK / 8; k8++) {
-            wgmma_tf32<BN>(acc, a_small + 2 * k8, b_big + 2 * k8, k8 > 0);
+            if (FOURTH)
+                wgmma_tf32<BN>(acc, a_small + 2 * k8, b_small + 2 * k8, k8 > 0);
+            wgmma_tf32<BN>(acc, a_small + 2 * k8, b_big + 2 * k8, FOURTH || k8 > 0);
             wgmma_tf32<BN>(acc, a_big + 2 * k8, b_small + 2 * k8, 1);
         }
         for (int k8 = 0; k8 < BK / 8; k8++)
@@ -288,9 +294,13 @@ __global__ static void __launch_bounds__(THREADS, 1)
         wgmma_wait_group<0>();
         if (threadIdx.x % 128 == 0)
             mbarrier_arrive(&empty[s]);
-        /* Staged accumulation: this stage's sums, rounded to nearest into the running ones. */
-        for (int i = 0; i < BN / 2; i++)
+        /* Staged accumulation: this stage's sums, rounded to nearest into the running ones
+         * (read only after the wait: wgmma_fence_operand keeps the compiler from moving the
+         * reads up past it). */
+        for (int i = 0; i < BN / 2; i++) {
+            wgmma_fence_operand(&acc[i]);
             sum[i] += acc[i];
+        }
     }
 
     /* The accumulators' layout (PTX ISA, wgmma's D fragments): warp w of the warpgroup holds
@@ -320,13 +330,13 @@ static void encode(CUtensorMap *map, const float *m, int padded, int box_rows)
 
 /* One configuration: the maps of the four split matrices (encoded once per set of buffers),
  * then the kernel over the padded matrix, its blocks in one line (block_tile orders them). */
-template <int BN, int STAGES>
+template <int BN, int STAGES, bool FOURTH>
 static void launch_shape(const struct dev_mats *m, const float *parts, const int *shifts, int padded)
 {
     static CUtensorMap maps[4];
     static const float *mapped_parts;
     static int mapped_n;
-    auto kernel = matmult_kernel<BN, STAGES>;
+    auto kernel = matmult_kernel<BN, STAGES, FOURTH>;
     const size_t floats = (size_t)padded * padded;
     if (mapped_parts != parts || mapped_n != padded) {
         encode(&maps[0], parts, padded, BM);              /* A big */
@@ -370,10 +380,11 @@ static void launch(const struct dev_mats *m)
     split_a<<<padded, 256>>>(m->a, m->lda, parts, parts + floats, shifts, row_special, any_special, padded);
     split_bt<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, col_max, parts + 2 * floats,
                                                               parts + 3 * floats, shifts + padded, padded);
+    const bool fourth = m->n <= FOURTH_PRODUCT_MAX_N;
     if (step_config->id == WIDE_3)
-        launch_shape<128, 3>(m, parts, shifts, padded);
+        fourth ? launch_shape<128, 3, true>(m, parts, shifts, padded) : launch_shape<128, 3, false>(m, parts, shifts, padded);
     else
-        launch_shape<64, 4>(m, parts, shifts, padded);
+        fourth ? launch_shape<64, 4, true>(m, parts, shifts, padded) : launch_shape<64, 4, false>(m, parts, shifts, padded);
     /* A few blocks that return at once when no input holds a NaN or an Inf; rows by stride. */
     special_values<<<dim3((m->n + 255) / 256, m->n < SPECIAL_ROWS ? m->n : SPECIAL_ROWS), 256>>>(
         m->a, m->lda, m->b, m->ldb, m->c, m->ldc, row_special, col_special, any_special, m->n);

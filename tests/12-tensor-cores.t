@@ -91,6 +91,26 @@ for my $step (@fp32_steps) {
     }
 }
 
+# Each TF32-class step that rounds both operands to nearest (no tf32_inputs in --describe) is
+# as accurate as cuBLAS TF32, which rounds them too: at n = 1000, on both inputs and on every
+# family of FP32's range, its componentwise error, largest and mean, is no larger than cuBLAS
+# TF32's on the same inputs. (Truncating an operand instead shows as a bias: a mean error
+# several times cuBLAS's.) Where both overflow (huge: TF32 rounds values near FLT_MAX up to
+# Inf) or leave the tf32 bound (rowscale: subnormal rows), the comparison still holds.
+my @rounding = grep { !(describe($_->[0]))[0]{tf32_inputs} } @tf32_steps;
+sub as_number { my ($x) = @_; return !defined $x ? undef : $x =~ /^[-+]?inf/i ? 9**9**9 : is_number($x) ? $x : undef }
+for my $step (@rounding) {
+    for my $dist (qw(uniform wide subnormal tiny rowscale mixed huge)) {
+        my (undef, undef, %s) = csv_run($step, '-n', 1000, '--dist', $dist, '--reps', 1);
+        my (undef, undef, %c) = csv_run(['cublas/cublas', '--math', 'tf32'], '-n', 1000, '--dist', $dist, '--reps', 1);
+        for my $col ('max_comp_err', 'avg_comp_err') {
+            my ($mine, $theirs) = (as_number($s{$col}), as_number($c{$col}));
+            ok(defined $mine && defined $theirs && $mine <= $theirs,
+               name($step) . " -n 1000 --dist $dist: $col " . ($s{$col} // '?') . " <= cuBLAS TF32's " . ($c{$col} // '?'));
+        }
+    }
+}
+
 # The whole FP32 range (common/matrix.h's families: subnormal A, the lowest normal binade,
 # rows and columns scaled from 2^-140 to 2^100, 80 binades within a row, values near
 # FLT_MAX), and small k (n = 1 ... 33, where the fourth product is kept), each judged by the

@@ -3,7 +3,8 @@
 # the repository: a copy of step 06 becomes step99_copy, with its program's name changed in
 # its own .cu and nothing edited anywhere else. The build, the tests, the comparison and the
 # charts then find it by themselves: make builds it, the command-line tests test it, make
-# compare lists it (and on a GPU measures it), and the charts draw it.
+# compare lists it (and on a GPU measures it), and the charts draw it. And a second folder
+# with the same number is refused in one line.
 use strict;
 use warnings;
 use Cwd ();
@@ -106,5 +107,13 @@ PY
     ok($code == 0 && $svg =~ /step99: a copy of step 06/, "the charts draw it (gflops_vs_n: 'step99: a copy of step 06')")
         or diag("$out$err");
 }
+# A number is one step: a second folder with step 99's number stops the build with one line.
+system('cp', '-r', 'step99_copy', 'step99_again');
+($code, $out, $err) = run('make', '--no-print-directory', '-n', 'all');
+my @lines = grep { /\S/ } split /\n/, $err;
+ok($code != 0 && @lines == 1 && $lines[0] =~ /step99_again step99_copy share a step number/,
+   "two folders with one number: make stops, saying so in one line") or diag("exit $code: $err");
+system('rm', '-rf', 'step99_again');
+
 chdir $root;
 done_testing();

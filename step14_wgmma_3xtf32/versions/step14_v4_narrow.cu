@@ -1,0 +1,390 @@
+/* Step 14, version 4: version 3 with a second tile shape below n = 2048; the fourth product
+ * always dropped.
+ *
+ * Step 14: step 12's 3xTF32 on step 13's pipeline. Pre-passes split A into A_big and A_small,
+ * and B into Bt_big and Bt_small (transposed: K-major, as TF32 wgmma reads both operands),
+ * each value rounded to TF32 (big = tf32(x), small = tf32(x - big)); the kernel multiplies
+ * A_small Bt_big + A_big Bt_small + A_big Bt_big with wgmma, each stage of k into fresh
+ * accumulators added to the running sums in FP32 (staged accumulation).
+ * FP32's whole range: a row of A or a column of B whose largest magnitude lies outside
+ * [2^-50, 2^50) is scaled by a power of two before the split (step 12's rule), and C scaled
+ * back in the epilogue. NaN and Inf enter the split as 0; the rows of A and columns of B that
+ * hold one are marked, and a last pass gives each element of those rows and columns the NaN
+ * or Inf an FP32 GEMM gives there (every such element is NaN or Inf: Inf x 0 is NaN, Inf x b
+ * is Inf). The pre-passes are part of the step's time. */
+#include "step.h"
+#include "block_order.h"
+#include "mbarrier.h"
+#include "tma.h"
+#include "tf32_mma.h"
+#include "wgmma.h"
+
+#define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
+#define BK 32        /* k per stage: 32 floats, one 128-byte row, the swizzle's span */
+#define CONSUMERS 2  /* warpgroups that multiply */
+#define THREADS (128 * (CONSUMERS + 1))
+#define TILE 128     /* the padding: BM and every BN divide it */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/block_order.h) */
+
+/* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt; then the barriers,
+ * and 1024 bytes more to align the tiles as the swizzle needs. */
+#define TILE_A (BM * BK * 4)
+#define TILE_B(BN) ((BN) * BK * 4)
+#define STAGE_BYTES(BN) (2 * TILE_A + 2 * TILE_B(BN))
+#define SMEM(BN, STAGES) ((STAGES) * STAGE_BYTES(BN) + 2 * (STAGES) * 8 + 1024)
+
+/* Columns of C per block and tiles in flight. A 128 x 128 tile needs 64 accumulators and 64
+ * running sums per thread, and four tiles per stage leave room for three stages; below
+ * n = 2048 a narrower tile makes twice the blocks, so that more of the 132 SMs have one. */
+enum { WIDE_3, NARROW_4 };
+static const struct step_config wide_list[] = {
+    {WIDE_3, "128x128x32/3", SMEM(128, 3)},
+    {NARROW_4, "128x64x32/4", SMEM(64, 4)},
+};
+static const struct step_config narrow_list[] = {
+    {NARROW_4, "128x64x32/4", SMEM(64, 4)},
+    {WIDE_3, "128x128x32/3", SMEM(128, 3)},
+};
+static int wgmma_configs(int n, const struct step_config **list)
+{
+    *list = n < 2048 ? narrow_list : wide_list;
+    return 2;
+}
+
+const struct step_info step_info = {
+    .program = "step14_v4",
+    .lesson = "step 14, version 4: two tile shapes, three products at every n",
+    .chapter = "tensor-cores",
+    .min_cc = 90,
+    .needs = "Hopper's TMA and wgmma, in sm_90a code",
+    .exact_cc = 90,
+    .configs = wgmma_configs,
+    .config_legend = "tile BM x BN x BK / stages in flight",
+    .precision = PRECISION_FP32,
+    .scratch_matrices = 4,
+};
+
+/* big = tf32(x), rounded to nearest; small = tf32(x - big): x - big is exact in FP32. */
+__device__ static void split(float x, float *big, float *small)
+{
+    if (!isfinite(x)) /* its row or column is marked; the last pass gives C its NaN or Inf */
+        x = 0.0f;
+    *big = __uint_as_float(to_tf32_exact(x));
+    *small = __uint_as_float(to_tf32_exact(x - *big));
+}
+
+/* The power of two that brings a row's or column's largest magnitude m into the range where
+ * the split loses nothing to underflow or overflow: below 2^-50 up to [1, 2) (at most 2^127),
+ * from 2^50 down to [2^49, 2^50); else 1 (the exponent 0). */
+__device__ static int shift_for(float m)
+{
+    if (!(m > 0.0f) || !(m < INFINITY))
+        return 0;
+    const int e = ilogbf(m);
+    return e < -50 ? min(-e, 127) : e >= 50 ? 49 - e : 0;
+}
+
+/* The largest finite magnitude of each column of B, as float bits (atomicMax on unsigned bits
+ * orders non-negative floats): 64 rows per thread (the padded n is a multiple of 128). */
+__global__ static void column_max(const float *b, size_t ldb, unsigned *col_max, int *col_special, int *any_special)
+{
+    const int col = blockIdx.x * blockDim.x + threadIdx.x, row0 = blockIdx.y * 64;
+    float m = 0.0f;
+    int special = 0;
+#pragma unroll 16
+    for (int r = row0; r < row0 + 64; r++) {
+        const float x = fabsf(b[(size_t)r * ldb + col]);
+        if (x < INFINITY)
+            m = fmaxf(m, x);
+        else
+            special = 1;
+    }
+    atomicMax(&col_max[col], __float_as_uint(m));
+    if (special) {
+        col_special[col] = 1;
+        *any_special = 1;
+    }
+}
+
+/* A's split, one block per row: the row's largest finite magnitude, its shift, then the split
+ * of the scaled values (A is K-major already). Four floats per load and store: the pass only
+ * moves memory, and wide accesses move it faster. */
+__global__ static void split_a(const float *a, size_t lda, float *big, float *small, int *shift, int *row_special,
+                               int *any_special, int padded)
+{
+    __shared__ float warp_max[8];
+    const int row = blockIdx.x;
+    const float4 *in = (const float4 *)(a + (size_t)row * lda);
+    float4 *big4 = (float4 *)(big + (size_t)row * padded), *small4 = (float4 *)(small + (size_t)row * padded);
+    float m = 0.0f;
+    int special = 0;
+    for (int c = threadIdx.x; c < padded / 4; c += blockDim.x) {
+        const float4 x4 = in[c];
+        const float x[4] = {fabsf(x4.x), fabsf(x4.y), fabsf(x4.z), fabsf(x4.w)};
+        for (int i = 0; i < 4; i++) {
+            if (x[i] < INFINITY)
+                m = fmaxf(m, x[i]);
+            else
+                special = 1;
+        }
+    }
+    if (__syncthreads_or(special) && threadIdx.x == 0) {
+        row_special[row] = 1;
+        *any_special = 1;
+    }
+    for (int d = 16; d > 0; d /= 2)
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
+    if (threadIdx.x % 32 == 0)
+        warp_max[threadIdx.x / 32] = m;
+    __syncthreads();
+    m = warp_max[0];
+    for (int w = 1; w < 8; w++)
+        m = fmaxf(m, warp_max[w]);
+    const int e = shift_for(m);
+    if (threadIdx.x == 0)
+        shift[row] = e;
+    for (int c = threadIdx.x; c < padded / 4; c += blockDim.x) {
+        const float4 x = in[c];
+        float4 b, s;
+        split(ldexpf(x.x, e), &b.x, &s.x);
+        split(ldexpf(x.y, e), &b.y, &s.y);
+        split(ldexpf(x.z, e), &b.z, &s.z);
+        split(ldexpf(x.w, e), &b.w, &s.w);
+        big4[c] = b;
+        small4[c] = s;
+    }
+}
+
+/* B's split, transposed: 32 x 32 tiles through shared memory (the transpose chapter's kernel),
+ * each column of B (a row of Bt) scaled by its own shift. */
+__global__ static void split_bt(const float *b, size_t ldb, const unsigned *col_max, float *big, float *small,
+                                int *shift, int padded)
+{
+    __shared__ float tile[32][33];
+    const int x = blockIdx.x * 32 + threadIdx.x, y0 = blockIdx.y * 32;
+    for (int j = threadIdx.y; j < 32; j += 8)
+        tile[j][threadIdx.x] = b[(size_t)(y0 + j) * ldb + x];
+    __syncthreads();
+    const int tx = blockIdx.y * 32 + threadIdx.x, ty0 = blockIdx.x * 32;
+    for (int j = threadIdx.y; j < 32; j += 8) {
+        const int e = shift_for(__uint_as_float(col_max[ty0 + j]));
+        if (blockIdx.y == 0 && threadIdx.x == 0)
+            shift[ty0 + j] = e;
+        split(ldexpf(tile[threadIdx.x][j], e), &big[(size_t)(ty0 + j) * padded + tx],
+              &small[(size_t)(ty0 + j) * padded + tx]);
+    }
+}
+
+/* The elements of C in a marked row or column: every one is NaN or Inf in an FP32 GEMM. Its
+ * terms a_ik b_kj with a NaN or an Inf decide which: NaN if one is NaN (Inf x 0 included) or if
+ * both +Inf and -Inf occur, else that Inf (NaN again if the finite part overflowed the other
+ * way). Nothing to do, and nothing done, when no input holds one. */
+#define SPECIAL_ROWS 64 /* rows of blocks in its grid */
+__global__ static void special_values(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc,
+                                      const int *row_special, const int *col_special, const int *any_special, int n)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (!*any_special || j >= n)
+        return;
+    for (int i = blockIdx.y; i < n; i += gridDim.y) {
+        if (!(row_special[i] || col_special[j]))
+            continue;
+        int nan = 0, pos = 0, neg = 0;
+        for (int k = 0; k < n; k++) {
+            const float x = a[(size_t)i * lda + k], y = b[(size_t)k * ldb + j];
+            if (isfinite(x) && isfinite(y))
+                continue;
+            const float t = x * y;
+            nan |= isnan(t);
+            pos |= t == INFINITY;
+            neg |= t == -INFINITY;
+        }
+        const float finite = c[(size_t)i * ldc + j];
+        pos |= finite == INFINITY;
+        neg |= finite == -INFINITY;
+        c[(size_t)i * ldc + j] = nan || (pos && neg) ? NAN : pos ? INFINITY : -INFINITY;
+    }
+}
+
+/* wgmma's n is part of the instruction: one wrapper per width. */
+template <int BN> __device__ static __forceinline__ void wgmma_tf32(float *d, uint64_t da, uint64_t db, int scale_d)
+{
+    if (BN == 128)
+        wgmma_m64n128k8_tf32(d, da, db, scale_d);
+    else
+        wgmma_m64n64k8_tf32(d, da, db, scale_d);
+}
+
+/* One block: C[m0 : m0 + BM, n0 : n0 + BN] over all of k. Warpgroup 0 produces, 1 and 2
+ * consume. full[s]: stage s holds its tiles (the TMA's bytes arrived); empty[s]: both
+ * consumers are done with it. Each barrier's phase flips every STAGES tiles. */
+template <int BN, int STAGES>
+__global__ static void __launch_bounds__(THREADS, 1)
+    matmult_kernel(const __grid_constant__ CUtensorMap ab_map, const __grid_constant__ CUtensorMap as_map,
+                   const __grid_constant__ CUtensorMap bb_map, const __grid_constant__ CUtensorMap bs_map, float *c,
+                   size_t ldc, int tiles, const int *shift_a, const int *shift_b)
+{
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint64_t *full = (uint64_t *)(smem + STAGES * STAGE_BYTES(BN));
+    uint64_t *empty = full + STAGES;
+    const int warpgroup = threadIdx.x / 128, kt_count = tiles * TILE / BK;
+    int m_tile, n_tile;
+    block_tile(GROUP_M, tiles * TILE / BM, tiles * TILE / BN, &m_tile, &n_tile);
+    const int m0 = m_tile * BM, n0 = n_tile * BN;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbarrier_init(&full[s], 1);
+            mbarrier_init(&empty[s], CONSUMERS);
+        }
+        fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        setmaxnreg_dec<40>();
+        if (threadIdx.x == 0) {
+            prefetch_tensormap(&ab_map);
+            prefetch_tensormap(&as_map);
+            prefetch_tensormap(&bb_map);
+            prefetch_tensormap(&bs_map);
+            for (int kt = 0; kt < kt_count; kt++) {
+                const int s = kt % STAGES;
+                /* Wait until the consumers freed the stage (the first round passes: a fresh
+                 * barrier's previous phase counts as complete). */
+                mbarrier_wait_parity(&empty[s], ((kt / STAGES) & 1) ^ 1);
+                unsigned char *stage = smem + s * STAGE_BYTES(BN);
+                mbarrier_arrive_expect_tx(&full[s], STAGE_BYTES(BN));
+                cp_async_bulk_tensor_2d_global_to_shared(stage, &ab_map, m0, kt * BK, &full[s]);
+                cp_async_bulk_tensor_2d_global_to_shared(stage + TILE_A, &as_map, m0, kt * BK, &full[s]);
+                cp_async_bulk_tensor_2d_global_to_shared(stage + 2 * TILE_A, &bb_map, n0, kt * BK, &full[s]);
+                cp_async_bulk_tensor_2d_global_to_shared(stage + 2 * TILE_A + TILE_B(BN), &bs_map, n0, kt * BK,
+                                                         &full[s]);
+            }
+        }
+        return;
+    }
+
+    setmaxnreg_inc<232>();
+    const int consumer = warpgroup - 1;
+    float acc[BN / 2], sum[BN / 2];
+    for (int i = 0; i < BN / 2; i++)
+        sum[i] = 0.0f;
+    for (int kt = 0; kt < kt_count; kt++) {
+        const int s = kt % STAGES;
+        mbarrier_wait_parity(&full[s], (kt / STAGES) & 1);
+        const unsigned char *stage = smem + s * STAGE_BYTES(BN);
+        const uint64_t a_big = wgmma_desc_k_sw128(stage + consumer * 64 * BK * 4);
+        const uint64_t a_small = wgmma_desc_k_sw128(stage + TILE_A + consumer * 64 * BK * 4);
+        const uint64_t b_big = wgmma_desc_k_sw128(stage + 2 * TILE_A);
+        const uint64_t b_small = wgmma_desc_k_sw128(stage + 2 * TILE_A + TILE_B(BN));
+        wgmma_fence();
+        /* The small products first, into fresh sums, then big x big. */
+        for (int k8 = 0; k8 < BK / 8; k8++) {
+            wgmma_tf32<BN>(acc, a_small + 2 * k8, b_big + 2 * k8, k8 > 0);
+            wgmma_tf32<BN>(acc, a_big + 2 * k8, b_small + 2 * k8, 1);
+        }
+        for (int k8 = 0; k8 < BK / 8; k8++)
+            wgmma_tf32<BN>(acc, a_big + 2 * k8, b_big + 2 * k8, 1);
+        wgmma_commit_group();
+        wgmma_wait_group<0>();
+        if (threadIdx.x % 128 == 0)
+            mbarrier_arrive(&empty[s]);
+        /* Staged accumulation: this stage's sums, rounded to nearest into the running ones. */
+        for (int i = 0; i < BN / 2; i++)
+            sum[i] += acc[i];
+    }
+
+    /* The accumulators' layout (PTX ISA, wgmma's D fragments): warp w of the warpgroup holds
+     * rows 16 w + lane / 4 and 8 more; value i sits in column 8 (i / 4) + 2 (lane % 4) + i % 2,
+     * of the upper row for i % 4 < 2, the lower one else. */
+    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+    const int row = m0 + consumer * 64 + warp * 16 + lane / 4, col = n0 + 2 * (lane % 4);
+    float *out = c + (size_t)row * ldc + col;
+    const int e_up = shift_a[row], e_down = shift_a[row + 8];
+    for (int i = 0; i < BN / 2; i += 4) {
+        const int e0 = shift_b[col + 8 * (i / 4)], e1 = shift_b[col + 8 * (i / 4) + 1];
+        *(float2 *)(out + 8 * (i / 4)) = make_float2(ldexpf(sum[i], -e_up - e0), ldexpf(sum[i + 1], -e_up - e1));
+        *(float2 *)(out + 8 * ldc + 8 * (i / 4)) =
+            make_float2(ldexpf(sum[i + 2], -e_down - e0), ldexpf(sum[i + 3], -e_down - e1));
+    }
+}
+
+static void encode(CUtensorMap *map, const float *m, int padded, int box_rows)
+{
+    char why[512];
+    if (tma_encode_2d_f32(map, m, padded, padded, padded, box_rows, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
+                          sizeof why) != cudaSuccess) {
+        fprintf(stderr, "step14: %s\n", why);
+        exit(EXIT_CUDA_ERROR);
+    }
+}
+
+/* One configuration: the maps of the four split matrices (encoded once per set of buffers),
+ * then the kernel over the padded matrix, its blocks in one line (block_tile orders them). */
+template <int BN, int STAGES>
+static void launch_shape(const struct dev_mats *m, const float *parts, const int *shifts, int padded)
+{
+    static CUtensorMap maps[4];
+    static const float *mapped_parts;
+    static int mapped_n;
+    auto kernel = matmult_kernel<BN, STAGES>;
+    const size_t floats = (size_t)padded * padded;
+    if (mapped_parts != parts || mapped_n != padded) {
+        encode(&maps[0], parts, padded, BM);              /* A big */
+        encode(&maps[1], parts + floats, padded, BM);     /* A small */
+        encode(&maps[2], parts + 2 * floats, padded, BN); /* Bt big */
+        encode(&maps[3], parts + 3 * floats, padded, BN); /* Bt small */
+        mapped_parts = parts;
+        mapped_n = padded;
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM(BN, STAGES)));
+    }
+    kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM(BN, STAGES)>>>(
+        maps[0], maps[1], maps[2], maps[3], m->c, m->ldc, padded / TILE, shifts, shifts + padded);
+}
+
+/* The splits first (part of the step's time), then the kernel, then the NaN and Inf. The four
+ * split matrices live as long as the program: one allocation, made larger when n grows; so do
+ * the shifts and the marks, in one more. */
+static void launch(const struct dev_mats *m)
+{
+    static float *parts;
+    static int *shifts; /* the rows' shifts, then the columns' */
+    static unsigned *marks; /* columns' largest magnitudes, marked rows, marked columns, any */
+    static size_t part_floats;
+    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const size_t floats = (size_t)padded * padded;
+    if (floats > part_floats) {
+        if (parts) {
+            CUDA_CHECK(cudaFree(parts));
+            CUDA_CHECK(cudaFree(shifts));
+            CUDA_CHECK(cudaFree(marks));
+        }
+        CUDA_CHECK(cudaMalloc((void **)&parts, 4 * sizeof(float) * floats));
+        CUDA_CHECK(cudaMalloc((void **)&shifts, 2 * sizeof(int) * padded));
+        CUDA_CHECK(cudaMalloc((void **)&marks, sizeof(unsigned) * (3 * padded + 1)));
+        part_floats = floats;
+    }
+    unsigned *col_max = marks;
+    int *row_special = (int *)marks + padded, *col_special = row_special + padded, *any_special = col_special + padded;
+    CUDA_CHECK(cudaMemsetAsync(marks, 0, sizeof(unsigned) * (3 * padded + 1)));
+    column_max<<<dim3(padded / 128, padded / 64), 128>>>(m->b, m->ldb, col_max, col_special, any_special);
+    split_a<<<padded, 256>>>(m->a, m->lda, parts, parts + floats, shifts, row_special, any_special, padded);
+    split_bt<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, col_max, parts + 2 * floats,
+                                                              parts + 3 * floats, shifts + padded, padded);
+    if (step_config->id == WIDE_3)
+        launch_shape<128, 3>(m, parts, shifts, padded);
+    else
+        launch_shape<64, 4>(m, parts, shifts, padded);
+    /* A few blocks that return at once when no input holds a NaN or an Inf; rows by stride. */
+    special_values<<<dim3((m->n + 255) / 256, m->n < SPECIAL_ROWS ? m->n : SPECIAL_ROWS), 256>>>(
+        m->a, m->lda, m->b, m->ldb, m->c, m->ldc, row_special, col_special, any_special, m->n);
+}
+
+/* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
+void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
+                 int kernel_reps, struct gpu_run *run)
+{
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env perl
+# Short sums against the fp32 bound. 3xTF32 drops the fourth product (small x small) and loses
+# a little in each split; over a long sum the bound grows as sqrt(k) and has room for that, but
+# at k = 1 a single product can land 9.9 u from the exact one, past the 9 u the fp32 class
+# allows. Step 14 keeps the fourth product for n <= FOURTH_PRODUCT_MAX_N (read from its source).
+#
+# On the CPU (CI too): tests/short_sums.c models step 14's arithmetic bit for bit (the split,
+# the order of the wgmma k-steps, the tensor core's sums as tests/tf32_model.h has them, the
+# staged FP32 additions) and searches crafted long-mantissa inputs at every n = 1 ... 40:
+#   - with step 14's rule, no input found beyond the bound, at any n;
+#   - the control: without the fourth product, the search does find inputs beyond it (so the
+#     search can fail);
+# On a GPU: every FP32-class tensor-core step runs the worst input found at each n, and must
+# pass its bound (every configuration of step 14, the default of the others); step 14's C
+# must equal the model's bit for bit, which checks the model against the hardware on exactly
+# the inputs it judged. cuBLAS SGEMM runs them too, as the control of the inputs.
+use strict;
+use warnings;
+use Test::More;
+require './tests/lib.pl';
+our (%EXIT);
+
+my $search = 'obj/test/short_sums';
+unless (-x $search) {
+    fail("$search is built (make builds it as a test helper)");
+    done_testing();
+    exit;
+}
+my $step14_src = 'step14_wgmma_3xtf32/step14.cu';
+open my $src, '<', $step14_src or BAIL_OUT("$step14_src: $!");
+my ($fourth_up_to) = join('', <$src>) =~ /^#define FOURTH_PRODUCT_MAX_N (\d+)/m;
+ok(defined $fourth_up_to, "$step14_src defines FOURTH_PRODUCT_MAX_N (" . ($fourth_up_to // 'missing') . ")")
+    or BAIL_OUT('no rule to model');
+
+my $MAX_N = 40;
+my $dir = "obj/short_sums_$$";
+system('rm', '-rf', $dir);
+
+# TAP lines of the search, passed on.
+sub pass_on {
+    my ($what, $code, $out, $err) = @_;
+    my $lines = 0;
+    for my $line (split /\n/, $out) {
+        if ($line =~ /^(not )?ok \d+ - (.*)$/) {
+            $lines++;
+            ok(!defined $1, "$what: $2");
+        } elsif ($line =~ /^#\s?(.*)$/) {
+            note($1);
+        }
+    }
+    ok($lines > 0 && $code == 0, "$what: exit $code, $lines checks") or diag($err);
+}
+
+pass_on('step 14 as built', run($search, '--fourth-up-to', $fourth_up_to, '--max-n', $MAX_N, '--trials', 300,
+                               '--save-worst', $dir));
+pass_on('without the fourth product', run($search, '--fourth-up-to', 0, '--max-n', 2, '--trials', 3000,
+                                          '--expect-fail'));
+
+my ($has_gpu, $info) = gpu_available();
+SKIP: {
+    skip("no GPU: $info", 1) unless $has_gpu;
+    my @steps;
+    for my $d (grep { $_->{chapter} eq 'tensor-cores' && $_->{precision} eq 'fp32' } rows()) {
+        my ($runs, $why) = runs_here($d->{binary});
+        diag("$d->{row}: skipped: $why") unless $runs;
+        push @steps, $d if $runs;
+    }
+    skip('no FP32-class tensor-core step runs on this GPU', 1) unless @steps;
+    my @runs = (['cublas/cublas']);
+    for my $d (@steps) {
+        my @configs = $d->{binary} =~ m{/step14$} ? @{ $d->{configs} } : ();
+        push @runs, @configs ? (map { [row_command($d), '--config', $_] } @configs) : [row_command($d)];
+    }
+    for my $cmd (@runs) {
+        my (@failed, @differ);
+        for my $n (1 .. $MAX_N) {
+            system('rm', '-rf', "$dir/out");
+            my ($code, $out, $err) = run(@$cmd, '--load', "$dir/n$n", '--save', "$dir/out", '--reps', 1, '--csv-header');
+            my %r = csv_row($out);
+            push @failed, "n=$n: exit $code, " . ($r{max_comp_err} // $err =~ s/\s+$//r) . " > " . ($r{tolerance} // '?')
+                unless $code == 0 && ($r{status} // '') eq 'pass';
+            next unless $cmd->[0] =~ m{/step14$};
+            my @want = load_npy("$dir/n$n/c_model.npy");
+            my @got = load_npy("$dir/out/c.npy");
+            push @differ, $n unless @got == @want && !grep { $got[$_] != $want[$_] } 0 .. $#want;
+        }
+        ok(!@failed, join(' ', @$cmd) . ": the worst short sums found, n = 1 ... $MAX_N, within its bound")
+            or diag(join("\n", @failed));
+        ok(!@differ, join(' ', @$cmd) . ": C equals the model's, bit for bit, at n = 1 ... $MAX_N")
+            or diag("differs at n = @differ") if $cmd->[0] =~ m{/step14$};
+    }
+}
+system('rm', '-rf', $dir);
+
+done_testing();
