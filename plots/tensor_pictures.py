@@ -1058,7 +1058,7 @@ def wgmma_picture(out):
                  {(col, k) for k in range(8)}, "n", "k")
     ax.annotate("", xy=(23.4, by + 3.2), xytext=(12.6, by + 3.2),
                 arrowprops=dict(arrowstyle="->", color="black", linewidth=1.2))
-    ax.text(18.0, by + 2.8, "transpose_round: a pre-pass,\nalso rounds B to TF32", ha="center", va="bottom",
+    ax.text(18.0, by + 2.8, "transpose: a pre-pass\n(the TMA rounds to TF32)", ha="center", va="bottom",
             fontsize=8, linespacing=1.3)
     ax.text(18.0, by + 3.6, "(part of step 13's time)", ha="center", va="top", fontsize=7.5, color="#444444")
     ax.text(-0.8, by + 7.0, f"Numbers: each float's place in memory (an {n_show} x {n_show} example). "

@@ -235,9 +235,9 @@ asm = re.findall(r'"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k8\.f32\.tf32\.tf3
 ok(len(asm) == 3 and all(args == "p, 1, 1" for _, args in asm) and "K-major only" in flat_wh,
    "wgmma's .tf32 forms in common/wgmma.h take only scale-d, scale-a and scale-b: no transpose flags; "
    "K-major only", asm)
-# transpose_round: its index expressions, run over a 64 x 64 matrix, write Bt(n, k) = B(k, n).
+# transpose: its index expressions, run over a 64 x 64 matrix, write Bt(n, k) = B(k, n).
 tr = {k: re.search(p, s13) for k, p in (
-    ("read", r"const int x = (.*?), y0 = (.*?);"), ("load", r"tile\[j\]\[threadIdx\.x\] = .*?b\[(.*?)\]\)\);"),
+    ("read", r"const int x = (.*?), y0 = (.*?);"), ("load", r"tile\[j\]\[threadIdx\.x\] = b\[(.*?)\];"),
     ("write", r"const int tx = (.*?), ty0 = (.*?);"), ("store", r"bt\[(.*?)\] = tile\[threadIdx\.x\]\[j\];"))}
 
 
@@ -268,7 +268,7 @@ def run_transpose(n, flip=False):
 
 
 ok(all(tr.values()) and run_transpose(64) and not run_transpose(64, flip=True),
-   "transpose_round's index expressions (step13.cu) write Bt(n, k) = B(k, n), the tile read back "
+   "transpose's index expressions (step13.cu) write Bt(n, k) = B(k, n), the tile read back "
    "transposed; read back as written, they do not")
 
 try:
