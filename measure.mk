@@ -73,7 +73,7 @@ PROFILE_ARGS ?= # more options for the program, e.g. PROFILE_ARGS="--math tf32" 
 # The set: time; bytes from DRAM, through L2, and asked of L1 by global loads; how
 # busy the SM, its L1/shared unit and its FMA pipe are; instructions and issue-slot
 # use; shared-memory wavefronts and bank conflicts; achieved occupancy; the tensor pipe's
-# busy cycles and its share of the instructions (steps 11-12, cuBLAS TF32, CUTLASS).
+# busy cycles and its share of the instructions (the tensor-core steps, cuBLAS TF32, CUTLASS).
 NCU_METRICS := gpu__time_duration.sum,dram__bytes_read.sum,lts__t_bytes.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active
 # PROGRAM=obj/versions/step13_v2_bands profiles a development version instead (built first).
 PROFILE_PROGRAM = $(or $(PROGRAM),$(if $(filter cublas cutlass,$(STEP)),./$(STEP)/$(STEP),./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)))

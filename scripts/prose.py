@@ -110,6 +110,8 @@ class Results:
                 f"{self.slug}-capped-to-{kb}-kb.csv", "a capped run", program=p, n=n)[column]),
             "version": lambda p, n, column="gflops": float(self.find(
                 f"{self.slug}-versions.csv", "a development version", program=p, n=n)[column]),
+            "rounding": lambda p, n, dist, column="max_comp_err": float(self.find(
+                f"{self.slug}-tf32-rounding.csv", "TF32 truncated against rounded", program=p, n=n, dist=dist)[column]),
             "config": lambda name, n, column="gflops", program="step10": float(self.find(
                 f"{self.slug}-config-sweep.csv", "a configuration", program=program, config=name, n=n)[column]),
             "tile": lambda kernel, t, n, column="kernel_ms": float(self.find(
@@ -203,6 +205,51 @@ MEASURED = re.compile(NUMBER + r"(?:\s?(?:ms|µs|us|GB/s|TB/s|GFLOPS|TFLOPS|GB|M
                       r"|(?<![\w.])\d\.\d+e-\d+\b")  # and relative errors, 2.15e-6
 
 
+# Ratios and ulps written as words: "3.6 times", "9.46 u" (a decimal is a measurement; whole
+# numbers such as "8 times as long" are usually arithmetic and are left alone).
+MEASURED_WORDS = re.compile(r"(?<![\w.])\d+\.\d+\s(?:times|u)\b")
+
+# Claims that admit no limit, each once written here and found wrong; the text must say where
+# the claim stops instead. (phrase, what to write)
+UNBOUNDED = [
+    ("every input FP32 can hold", "say where it stops (step 12's limits: values within 2^113 of their row's "
+     "or column's largest, C in FP32's normal range)"),
+    ("no step here uses", "name what the steps use"),
+    ("no other GPU has", "say which GPUs run it (sm_90a: compute capability 9.0, H100 and H200)"),
+    ("every row in the same run", "say which rows come from which run"),
+]
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def command_problems(text, where):
+    """Commands quoted in a page that cannot do what it says: `make profile` without NCU_N
+    where the text cites another n (ncu's default is n = 1000), and `diff` of files that do
+    not exist (paths are from the repository's root, where the commands are run)."""
+    problems = []
+    lines = text.split("\n")
+    for i, line in enumerate(lines, 1):
+        # The paragraph around the line (a list item or a block of text between blank lines).
+        first, last = i - 1, i - 1
+        while first > 0 and lines[first - 1].strip() and not re.match(r"\s*(\d+\.|-) ", lines[first]):
+            first -= 1
+        while last + 1 < len(lines) and lines[last + 1].strip() and not re.match(r"\s*(\d+\.|-) ", lines[last + 1]):
+            last += 1
+        paragraph = " ".join(lines[first:last + 1])
+        sizes = set(re.findall(r"\bn = (\d+)", paragraph))
+        for cmd in re.findall(r"`(make profile [^`]*)`", line):
+            if "NCU_N=" not in cmd and "PROGRAM=" not in cmd and sizes - {"1000"} and "1000" not in sizes:
+                problems.append(f"{where}:{i}: `{cmd}` profiles n = 1000 (NCU_N's default), where the text cites "
+                                f"n = {', '.join(sorted(sizes))}: add NCU_N=")
+        for m in re.finditer(r"(?:^|`)\s*diff ([\w./-]+)(?:[ \t]+([\w./-]+))?", line):
+            for path in filter(None, m.groups()):
+                if path.startswith("-"):
+                    continue
+                if not os.path.exists(os.path.join(ROOT, path)):
+                    problems.append(f"{where}:{i}: diff of '{path}', which is no file (from the repository's root)")
+    return problems
+
+
 def prose_lines(text):
     """(line number, line) of the prose and of typed tables: not code blocks, headings or
     the generated tables; with markers and comments blanked out."""
@@ -248,12 +295,16 @@ def lint(text, where, exempt):
             problems.append(f"{where}:{i + 1}: a marker starts this line inside a paragraph, which Markdown would "
                             "split there: put a word before it")
     for i, line in prose_lines(text):
-        for m in MEASURED.finditer(line):
+        for m in list(MEASURED.finditer(line)) + list(MEASURED_WORDS.finditer(line)):
             token = m.group(0).strip()
             if (where, token) not in exempt:
                 problems.append(f"{where}:{i}: '{token}' is not generated from results/ "
                                 f"(<!--= expr | fmt -->) nor listed in tests/prose_exempt/")
-    return problems
+        flat = line.lower()
+        for phrase, instead in UNBOUNDED:
+            if phrase.lower() in flat:
+                problems.append(f"{where}:{i}: '{phrase}': a claim with no limit; {instead}")
+    return problems + command_problems(text, where)
 
 
 def readmes(root):

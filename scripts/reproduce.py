@@ -11,9 +11,9 @@ Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
                   at n = 1000 ... 8192
   compare         every step, cuBLAS (FP32 and TF32) and CUTLASS at n = 256 ... 8192 in one run;
                   steps 03-04 at 1001 and 4001
-  tensor          the tensor-core chapter (steps 11-12, cuBLAS FP32 and TF32, CUTLASS TF32 and
-                  3xTF32) on wide inputs at n = 256 ... 8192; steps 01-10 on wide inputs; ncu of
-                  steps 11-12, cuBLAS and CUTLASS
+  tensor          the tensor-core chapter (its steps, cuBLAS FP32 and TF32, CUTLASS TF32 and
+                  3xTF32) on wide inputs at n = 256 ... 8192; the other steps on wide inputs; ncu
+                  of the tensor-core steps, cuBLAS and CUTLASS
   range           the FP32-class programs (steps 12 and 14, cuBLAS SGEMM, CUTLASS 3xTF32) on the
                   ends of FP32's range (--dist subnormal, tiny, rowscale, mixed, huge) at
                   n = 33, 1000 and 4096 (CUTLASS's FAILs there are recorded, not errors)

@@ -39,4 +39,22 @@ ok(len(problems) == 4, "the lint finds the unmarked measured numbers in prose an
 ok(not prose.lint(unmarked, "X.md", {("X.md", "5.2 TFLOPS"), ("X.md", "0.385 ms"), ("X.md", "2.2e-06"),
                                      ("X.md", "3.1x")}),
    "... and none that are listed as not measured")
+
+words = "The error is 3.6 times SGEMM's, 9.46 u off; a kernel 8 times as long.\n"
+problems = prose.lint(words, "X.md", set())
+ok(len(problems) == 2 and "'3.6 times'" in problems[0] and "'9.46 u'" in problems[1],
+   "ratios and ulps written as words are measured numbers too (whole numbers, usually arithmetic, are not)",
+   problems)
+problems = prose.lint("FP32-accurate on every input FP32 can hold. Built for sm_90a, which no other GPU has.\n",
+                      "X.md", set())
+ok(len(problems) == 2 and all("no limit" in p for p in problems), "claims that admit no limit are reported", problems)
+commands = ("`ncu` at n = 4096 (`make profile STEP=11`): the tensor pipe.\n\n"
+            "At n = 4096, `make profile STEP=11 NCU_N=4096`.\n\n"
+            "At n = 1000, `make profile STEP=11`.\n\n"
+            "`diff versions/step14_v2_range.cu versions/step14_v3_special.cu` shows it.\n\n"
+            "```sh\ndiff step14_wgmma_3xtf32/versions/step14_v2_range.cu step14_wgmma_3xtf32/versions/step14_v3_special.cu\n```\n")
+problems = prose.command_problems(commands, "X.md")
+ok(len(problems) == 3 and "NCU_N" in problems[0] and all("no file" in p for p in problems[1:]),
+   "a make profile that profiles another n than the text cites, and a diff of paths that are not there, are "
+   "reported; the right commands are not", problems)
 done()
