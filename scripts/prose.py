@@ -30,7 +30,8 @@ The expressions can use the functions below (all figures of the main device unle
   warptile(program, config, n, column), transpose(variant, rows, cols, column),
   cpu(host, program, n, threads, isa=None, block=None, column="gflops") with host
   "xeon" or "epyc", ncu(log, section, metric) (value in bytes, seconds, % or a count),
-  art(p, column) (the article's 8800GT figures), and min, max, abs, round.
+  art(p, column) (the article's 8800GT figures), test_ratio(p, dist, n) (a program's
+  componentwise error over cuBLAS SGEMM's in the recorded make test), and min, max, abs, round.
 """
 import glob
 import os
@@ -57,6 +58,7 @@ class Results:
         self.slug = ladder.slug(DEVICE)
         self._csv = {}
         self._ncu = {}
+        self._ratios = None
 
     def csv(self, name):
         if name not in self._csv:
@@ -86,6 +88,22 @@ class Results:
         if metric not in sections[section]:
             raise KeyError(f"{key}: no metric '{metric}'")
         return sections[section][metric]
+
+    def test_ratio(self, p, dist, n):
+        """A program's componentwise error over cuBLAS SGEMM's, as the recorded make test
+        prints it (tests/12-tensor-cores.t: '# stepNN/p / cuBLAS SGEMM componentwise error
+        on dist: n=1 4.8 n=2 ...')."""
+        if self._ratios is None:
+            self._ratios = {}
+            path = os.path.join(self.dir, f"{self.slug}-test.txt")
+            for line in open(path):
+                m = re.match(r"#\s+\S*?(\w+) / cuBLAS SGEMM componentwise error on (\w+): (.*)", line)
+                if m:
+                    for size, ratio in re.findall(r"n=(\d+) (\S+)", m.group(3)):
+                        self._ratios[(m.group(1), m.group(2), int(size))] = float(ratio)
+        if (p, dist, n) not in self._ratios:
+            raise KeyError(f"the test log has no ratio for {p} on {dist} at n = {n}")
+        return self._ratios[(p, dist, n)]
 
     def functions(self):
         c = self.col
@@ -124,6 +142,7 @@ class Results:
                 f"{HOSTS[host]}-cpu.csv", "the CPU chapter", program=program, n=n, threads=threads,
                 **({"isa": isa} if isa else {}), **({"block": block} if block is not None else {}))[column]),
             "ncu": self.ncu,
+            "test_ratio": self.test_ratio,
             "art": lambda p, column: float(self.find("article_8800gt.csv", "the article", program=p)[column]),
             "min": min, "max": max, "abs": abs, "round": round,
         }
