@@ -52,11 +52,12 @@ else
 endif
 
 # A step that needs one architecture's own instructions (sm_90a: Hopper's wgmma and TMA, which
-# no other GPU has, newer ones included) says so in its folder's arch.mk (STEP_ARCH := sm_90a)
-# and is built for that one alone, whatever ARCH says; on any other GPU it exits 4, saying why.
-# $(1): a step folder -> its nvcc architecture flags.
-$(foreach d,$(STEP_DIRS),$(eval STEP_ARCH :=)$(eval -include $(d)/arch.mk)$(eval ARCH_$(d) := $(STEP_ARCH)))
-STEP_ARCH :=
+# no GPU of another compute capability has, newer ones included) says so once, in its step_info
+# (.exact_cc = 90, which the program also checks when it runs): it is built for that one alone
+# (sm_90a), whatever ARCH says, and on any other GPU it exits 4, saying why.
+# $(1): a .cu file -> "sm_90a" for one with .exact_cc = 90, else nothing.
+exact_arch = $(addprefix sm_,$(addsuffix a,$(shell sed -n 's/^[[:space:]]*\.exact_cc[[:space:]]*=[[:space:]]*\([0-9][0-9]*\).*/\1/p' $(1))))
+$(foreach d,$(STEP_DIRS),$(eval ARCH_$(d) := $(call exact_arch,$(d)/$(call step_program,$(d)).cu)))
 comma := ,
 step_arch_flags = $(if $(ARCH_$(1)),-gencode=arch=$(subst sm_,compute_,$(ARCH_$(1)))$(comma)code=$(ARCH_$(1)),$(ARCH_FLAGS))
 # What the flags put in the binary ("sm_80 sm_90 compute_90"), for --describe (STEP_ARCHS).
@@ -105,7 +106,7 @@ help:
 	@echo "make compare         every step, cuBLAS (FP32 and TF32) and CUTLASS on the GPU at SIZES (default"
 	@echo "                     \"1000 4096\"), on uniform and wide inputs (DISTS=\"uniform wide\"),"
 	@echo "                     the comparison table, rows into results/<device>.csv"
-	@echo "make config-sweep    the configurations (tile shape, stages) of steps 10-12 and CUTLASS, n = 1000 ... 8192"
+	@echo "make config-sweep    every configuration (tile shape, stages) of each program that has several, n = 1000 ... 8192"
 	@echo "make cutlass         fetch CUTLASS's headers (once), build and run its TF32 and 3xTF32 kernels"
 	@echo "make tile-sweep      step 05's tile size 4..32 against the naive kernel, n = 512..8192"
 	@echo "make versions        build the development versions in the steps' versions/ folders into"
@@ -140,7 +141,7 @@ $(HARNESS): $(HARNESS_OBJ)
 # A step: compiled for its architectures (STEP_ARCHS tells --describe which), linked with
 # nvcc, which brings the CUDA runtime; the step's object first, then the harness.
 define step_rule
-obj/$(2).o: $(1)/$(2).cu $$(HEADERS) $$(ARCH_STAMP) $$(wildcard $(1)/arch.mk) | obj
+obj/$(2).o: $(1)/$(2).cu $$(HEADERS) $$(ARCH_STAMP) | obj
 	$$(NVCC) $$(subst $$(ARCH_FLAGS),$$(call step_arch_flags,$(1)),$$(NVCCFLAGS)) \
 	    -DSTEP_ARCHS='"$$(call archs_of,$$(call step_arch_flags,$(1)))"' -c $$< -o $$@
 $(1)/$(2): obj/$(2).o $$(HARNESS)

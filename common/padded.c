@@ -1,7 +1,7 @@
 /* Step 06's lesson, the padded allocation: device matrices allocated with n rounded up to
  * a multiple of the tile and zero-filled, so every tile is whole and the kernel needs no
  * bounds checks; then the copies, one launch, the copy back, and the kernel's median time.
- * Step 06 introduces it; steps 07-10 (whose lessons are in their kernels) and cuBLAS
+ * Step 06 introduces it; the steps after it, whose lessons are in their kernels, and cuBLAS
  * (with a tile of 1: pitched rows, nothing padded) call it unchanged. */
 #include "step.h"
 

@@ -64,6 +64,13 @@ struct step_info {
     /* n x n float matrices the step allocates on the device beside A, B and C (step 13's Bt,
      * step 14's big and small copies): counted when n is checked against the device's memory. */
     int scratch_matrices;
+    /* A step with a versions/ folder, and each version there: what it changes from the
+     * version before it (the chain is the versions' file names in order, then the step).
+     * The versions table and make reproduce read it from here. */
+    const char *change;
+    /* A version kept to show a failure: what fails, where, and why (NULL for every other
+     * program). The tests expect its FAIL where it says, and nowhere else. */
+    const char *fails_on_purpose;
 };
 extern const struct step_info step_info;
 
@@ -92,7 +99,7 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
 
 /* Step 06's matmult_gpu with any tile (common/padded.c): device matrices padded to a
  * multiple of tile and zero-filled, copies, one launch, copy back, free; then the
- * kernel's median time over kernel_reps launches. Steps 07-10 call it. */
+ * kernel's median time over kernel_reps launches. The steps after 06 call it. */
 void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int tile,
                     launch_fn launch, int kernel_reps, struct gpu_run *run);
 

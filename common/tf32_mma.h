@@ -1,4 +1,4 @@
-/* The TF32 tensor-core instructions, step 11's lesson, shared by steps 11 and 12: rounding
+/* The TF32 tensor-core instructions, step 11's lesson, shared by every step that uses them: rounding
  * to TF32, the mma.sync of one 16 x 8 x 8 piece, and ldmatrix. Inline PTX; from compute
  * capability 8.0 (the sm_75 build compiles them to a trap the harness never reaches, as
  * common/cp_async.h does). CUDA C, included by .cu files only. */

@@ -46,7 +46,7 @@ static void launch(const struct dev_mats *m)
                              m->a, (int)m->lda, &zero, m->c, (int)m->ldc));
 }
 
-/* The shared host function of steps 07-10 (common/padded.c), with a tile of 1: pitched
+/* The steps' shared host function (common/padded.c), with a tile of 1: pitched
  * rows, no padding of n. cuBLAS gets the same allocation, copies and timing as the steps
  * it is the ceiling for. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,

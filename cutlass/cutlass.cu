@@ -160,7 +160,7 @@ static void launch(const struct dev_mats *m)
     (step_math == &maths[MATH_3XTF32] ? fast_f32_run : tf32_run)[step_config->id](m);
 }
 
-/* The shared host function of steps 07-10 and cuBLAS (common/padded.c) with a tile of 4:
+/* The shared host function of the steps and cuBLAS (common/padded.c) with a tile of 4:
  * device rows pitched, n padded to a multiple of 4 with zeros, because the kernels load A
  * and B 4 floats (16 bytes) at a time and need every row's width, and k, to be a multiple
  * of 4. CUTLASS gets the same allocation, copies and timing as the steps and cuBLAS. */

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""make config-sweep: every configuration of the steps that have several (step 10's tile
-shapes and pipeline depths), run through --config at the given sizes on this GPU, into
+"""make config-sweep: every configuration of each program that has several (its tile
+shapes and pipeline depths, as --describe lists them), run through --config at the given sizes on this GPU, into
 results/<device-slug>-config-sweep.csv. It shows what each configuration costs, and so
 what a GPU with less shared memory per block gives up (the harness runs the first
 configuration of the step's list that fits).
 
-Usage: scripts/config_sweep.py [--sizes "1000 2048 4096 8192"] [--reps R] [--programs "step10 step11"]
+Usage: scripts/config_sweep.py [--sizes "1000 2048 4096 8192"] [--reps R] [--programs "PROGRAM ..."]
 """
 import argparse
 import os

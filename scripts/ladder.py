@@ -8,6 +8,7 @@ Usage: scripts/ladder.py caps   (the caps' byte values, one per line, for the Pe
 import argparse
 import csv
 import datetime
+import glob
 import os
 import re
 import subprocess
@@ -49,6 +50,41 @@ def describe(binary, n=None):
         d["configs"] = d.get("configs", "").split()
         blocks.append(d)
     return blocks
+
+
+def source_info(path):
+    """The string fields of a program's step_info as its source writes them ({"program":
+    "step13_v3", "change": "...", ...}; C's adjacent literals joined): what a program says of
+    itself, read without building it."""
+    text = open(path).read()
+    m = re.search(r"const struct step_info step_info = \{(.*?)\n\};", text, re.S)
+    if not m:
+        raise ValueError(f"{path}: no step_info")
+    return {k: "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', v))
+            for k, v in re.findall(r'^\s*\.(\w+)\s*=\s*((?:"(?:[^"\\]|\\.)*"\s*)+),', m.group(1), re.M)}
+
+
+def version_chains():
+    """The development versions, found: for each step with a versions/ folder, its versions in
+    their files' order (stepNN_v1_..., stepNN_v2_..., numbered) and then the step, each
+    {"program", "source", "binary" (make versions builds a version into obj/versions/),
+    "change", "fails_on_purpose"} as its own step_info says."""
+    chains = []
+    for step in step_binaries():
+        folder = os.path.dirname(step)
+        sources = glob.glob(os.path.join(ROOT, folder, "versions", "*.cu"))
+        if not sources:
+            continue
+        number = lambda f: int(re.search(r"_v(\d+)", os.path.basename(f)).group(1))  # noqa: E731
+        chain = []
+        for src in sorted(sources, key=number) + [os.path.join(ROOT, step + ".cu")]:
+            info = source_info(src)
+            rel = os.path.relpath(src, ROOT)
+            binary = step if rel == step + ".cu" else os.path.join("obj", "versions", os.path.basename(src)[:-3])
+            chain.append({"program": info.get("program", ""), "source": rel, "binary": binary,
+                          "change": info.get("change", ""), "fails_on_purpose": info.get("fails_on_purpose", "")})
+        chains.append(chain)
+    return chains
 
 
 def order_key(d):

@@ -258,7 +258,7 @@ def versions_table(results_dir):
         sizes = sorted({int(r["n"]) for r in rows})
         get = {(r["program"], int(r["n"])): r for r in rows}
         body = []
-        for prog, (_, change, may_fail) in versions.VERSIONS.items():
+        for prog, (_, change, may_fail) in versions.versions().items():
             at = [get.get((prog, n)) for n in sizes]
             if not any(at):
                 continue

@@ -7,8 +7,8 @@ it will run and how long that should take before it starts, and its progress as 
 
 Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
   device          the GPU, driver, clocks and tools
-  config-sweep    the configurations (tile shape, pipeline depth) of steps 10-12 and CUTLASS
-                  at n = 1000 ... 8192
+  config-sweep    every configuration (tile shape, pipeline depth) of each program that
+                  has several, at n = 1000 ... 8192
   compare         every step, cuBLAS (FP32 and TF32) and CUTLASS at n = 256 ... 8192 in one run;
                   steps 03-04 at 1001 and 4001
   tensor          the tensor-core chapter (its steps, cuBLAS FP32 and TF32, CUTLASS TF32 and
@@ -17,7 +17,7 @@ Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
   range           the FP32-class programs (steps 12 and 14, cuBLAS SGEMM, CUTLASS 3xTF32) on the
                   ends of FP32's range (--dist subnormal, tiny, rowscale, mixed, huge) at
                   n = 33, 1000 and 4096 (CUTLASS's FAILs there are recorded, not errors)
-  versions        the development versions of steps 11 to 14 beside the steps, at n = 1000,
+  versions        every step's development versions beside the step, at n = 1000,
                   4096 and 8192 (scripts/versions.py, which writes its own log)
   rounding        step 13 truncating A (its version 3) beside step 13 and cuBLAS TF32, on both
                   inputs at n = 1000 ... 8192 and the range families at 1000 (scripts/tf32_rounding.py)

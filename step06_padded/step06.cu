@@ -53,7 +53,7 @@ static void launch(const struct dev_mats *m)
     matmult_kernel<<<blocks, threads>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, m->n);
 }
 
-/* Step 06's padded allocation (common/padded.c, shared by steps 06-10): the device
+/* Step 06's padded allocation (common/padded.c, one copy for every step that calls it): the device
  * matrices allocated with n rounded up to a multiple of the tile and zero-filled, so that
  * every tile is whole. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,

@@ -67,7 +67,7 @@ const struct step_info step_info = {
  * 4-float groups, so the 16-byte fragment reads stay aligned and conflict-free. */
 #define SWZ(k, m) ((m) ^ ((((k) >> 2) & 3) << 3))
 
-/* cp.async and its commit and wait (common/cp_async.h, shared with steps 11 and 12). */
+/* cp.async and its commit and wait (common/cp_async.h, shared with the steps that copy the same way). */
 #include "cp_async.h"
 
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
@@ -184,7 +184,7 @@ static void launch(const struct dev_mats *m)
     }
 }
 
-/* Step 06's padded allocation (common/padded.c, shared by steps 06-10): the device
+/* Step 06's padded allocation (common/padded.c, one copy for every step that calls it): the device
  * matrices allocated with n rounded up to a multiple of the tile and zero-filled, so that
  * every tile is whole. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,

@@ -52,6 +52,8 @@ const struct step_info step_info = {
     .configs = tf32_configs,
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_TF32,
+    .change = "copy places and fragment offsets computed once, main loop unrolled by stages, cvt.rn"
+        " on sm_90: the step",
 };
 
 /* to_tf32, mma_tf32 and ldmatrix_x4: common/tf32_mma.h (shared with step 12). */

@@ -72,6 +72,7 @@ const struct step_info step_info = {
     .configs = tf32_configs,
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_FP32,
+    .change = "big no longer masked on sm_90 (cvt.rn zeroes the low bits): the step",
 };
 
 /* Split x into big = tf32(x), rounded to nearest, and small = tf32(x - big); x - big is

@@ -55,6 +55,8 @@ const struct step_info step_info = {
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_TF32,
     .scratch_matrices = 1,
+    .change = "both tensor maps typed TFLOAT32: the TMA rounds A and Bt to nearest; the pre-pass "
+        "only transposes: the step",
 };
 
 /* Bt = B^T for the padded n x n matrix: 32 x 32 tiles through shared memory (the transpose

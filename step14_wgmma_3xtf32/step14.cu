@@ -62,6 +62,8 @@ const struct step_info step_info = {
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_FP32,
     .scratch_matrices = 4,
+    .change = "the fourth product (small x small) kept for n <= 32, where the fp32 bound has no "
+        "room for it: the step",
 };
 
 /* big = tf32(x), rounded to nearest; small = tf32(x - big): x - big is exact in FP32. */

@@ -11,6 +11,8 @@ require './tests/lib.pl';
 our @PROGRAMS;
 
 sub slurp { open my $f, '<', $_[0] or return ''; local $/; return <$f> // '' }
+# The architecture a source's step_info asks for alone (.exact_cc = 90: sm_90a), or undef.
+sub exact_arch { my ($cc) = slurp($_[0]) =~ /^\s*\.exact_cc\s*=\s*(\d+)/m; return $cc ? "sm_${cc}a" : undef }
 
 plan skip_all => "python3 is not installed" if system('python3 -c "" 2>/dev/null') != 0;
 plan skip_all => "objcopy (binutils) is not installed" if system('objcopy --version >/dev/null 2>&1') != 0;
@@ -31,9 +33,10 @@ for my $p (@PROGRAMS, 'transpose/transpose') {
     my ($code, $out, $err) = run('python3', 'scripts/fatbin_archs.py', $p);
     my ($sm) = $out =~ /machine code ([\w ]+?)(;|$)/;
     my %have = map { /sm_(\d+)/ ? ($1 => 1) : () } split / /, $sm // '';
-    # A step folder with an arch.mk is built for that architecture alone (sm_90a: Hopper's own
-    # instructions), whatever ARCH says; --describe names it, and nothing else is in the binary.
-    my ($own) = -e dirname($p) . '/arch.mk' ? slurp(dirname($p) . '/arch.mk') =~ /^STEP_ARCH\s*:=\s*(\S+)/m : ();
+    # A step whose step_info says .exact_cc = 90 is built for that architecture alone (sm_90a:
+    # Hopper's own instructions), whatever ARCH says; --describe names it, and nothing else is
+    # in the binary.
+    my $own = $p =~ m{^step} ? exact_arch("$p.cu") : undef;
     if ($own) {
         my ($num) = $own =~ /sm_(\d+)/;
         ok($code == 0 && join(' ', sort keys %have) eq $num && $out =~ /no PTX/,
@@ -53,14 +56,15 @@ for my $p (@PROGRAMS, 'transpose/transpose') {
 }
 # The tensor chapter's development versions are not part of all (make versions builds them
 # like the steps): make test builds them for one architecture, the GPU's or else sm_90 (their
-# step's own, where it has an arch.mk), so that they are proven to compile wherever the tests run.
+# own, where its step_info says .exact_cc), so that they are proven to compile wherever the tests run.
 open my $vfh, '<', 'obj/test-versions-arch.stamp' or BAIL_OUT("obj/test-versions-arch.stamp is missing: run make test");
 chomp(my $varch = <$vfh> // '');
 my %versions = map { m{^(\w+)/versions/(\w+)\.cu$} ? ("obj/test/versions/$2" => $1) : () } glob('step*/versions/*.cu');
 ok(keys %versions >= 3, "the development versions: @{[sort keys %versions]}");
 for my $v (sort keys %versions) {
-    my ($own) = slurp("$versions{$v}/arch.mk") =~ /^STEP_ARCH\s*:=\s*sm_(\d+)/m;
-    my $arch = $own ? "sm_$own" : $varch;
+    (my $src = $v) =~ s{obj/test/versions/(\w+)}{$versions{$v}/versions/$1.cu};
+    # (the fat binary names sm_90a's machine code sm_90)
+    my $arch = (exact_arch($src) // $varch) =~ s/a$//r;
     my ($code, $out, $err) = run('python3', 'scripts/fatbin_archs.py', $v);
     ok($code == 0 && $out =~ /machine code (\w+ )*\Q$arch\E\b/, "$v is built, with machine code for $arch")
         or diag("exit $code: $out$err (make test builds it)");

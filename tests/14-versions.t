@@ -1,11 +1,13 @@
 #!/usr/bin/env perl
-# The tensor chapter's development versions (every step's versions/ folder, steps 11 to 14),
-# as make test builds them (obj/test/versions/, one architecture). Each is a whole program,
+# The development versions (every step's versions/ folder), as make test builds them
+# (obj/test/versions/, one architecture). They are found, not listed: a step's versions in
+# their files' order (stepNN_v1_..., stepNN_v2_...), then the step. Each is a whole program,
 # one change from the next: `diff` with the next one changes at most $MAX_DIFF lines (a
-# line removed and one added count two), and each calls itself by its own name. On a GPU:
-# each is right at odd sizes in every configuration, judged by its own class; and step 12
-# with one accumulator, which claims FP32 accuracy, FAILS its bound at n = 4096 (the bias
-# its staged accumulation removes), so that its recorded FAIL is the harness's verdict.
+# line removed and one added count two), each calls itself by its own name and says what it
+# changed (--describe's change). On a GPU: each is right at odd sizes in every
+# configuration, judged by its own class; and a version kept to show a failure (its
+# fails_on_purpose, which names the n) FAILS its bound there, so that its recorded FAIL is
+# the harness's verdict.
 use strict;
 use warnings;
 use Test::More;
@@ -13,18 +15,16 @@ require './tests/lib.pl';
 our %EXIT;
 
 my $MAX_DIFF = 120; # of versions of 180 to 400 lines; measured: 34, 86, 23; 24, 112, 37 (step 13); 111, 106, 111, 34 (step 14)
-my @chains = (['step11_tf32/versions/step11_v1_scalar.cu', 'step11_tf32/versions/step11_v2_ldmatrix.cu',
-               'step11_tf32/step11.cu'],
-              ['step12_3xtf32/versions/step12_v1_one_accumulator.cu', 'step12_3xtf32/versions/step12_v2_staged.cu',
-               'step12_3xtf32/step12.cu'],
-              ['step13_wgmma_tf32/versions/step13_v1_tma_wgmma.cu', 'step13_wgmma_tf32/versions/step13_v2_bands.cu',
-               'step13_wgmma_tf32/versions/step13_v3_truncated.cu', 'step13_wgmma_tf32/step13.cu'],
-              ['step14_wgmma_3xtf32/versions/step14_v1_split.cu', 'step14_wgmma_3xtf32/versions/step14_v2_range.cu',
-               'step14_wgmma_3xtf32/versions/step14_v3_special.cu', 'step14_wgmma_3xtf32/versions/step14_v4_narrow.cu',
-               'step14_wgmma_3xtf32/step14.cu']);
-my %listed = map { $_ => 1 } map { @$_ } @chains;
+my @chains;
+for my $dir (grep { -d "$_/versions" } sort glob('step[0-9][0-9]_*')) {
+    my ($step) = $dir =~ /^(step\d\d)/;
+    my @versions = sort { ($a =~ /_v(\d+)/)[0] <=> ($b =~ /_v(\d+)/)[0] } glob("$dir/versions/*.cu");
+    push @chains, [@versions, "$dir/$step.cu"];
+}
+ok(@chains >= 1, "the chains of versions: " . join('; ', map { join(' -> ', map { m{(\w+)\.cu$} } @$_) } @chains));
 for my $f (glob('step*/versions/*.cu')) {
-    ok($listed{$f}, "$f is in a chain of versions tested here");
+    ok($f =~ m{/(step\d\d)_v\d+_\w+\.cu$} && $f =~ /^\Q$1\E_/, "$f is named stepNN_vK_what.cu after its step, "
+       . "which orders its chain");
 }
 
 sub program_name { my ($f) = @_; open my $fh, '<', $f or die "$f: $!"; local $/; (<$fh> =~ /\.program = "(\w+)"/)[0] // '' }
@@ -51,6 +51,17 @@ for my $src (sort keys %binary) {
     my ($code, $out, $err) = run($bin, '--help');
     like($out . $err, qr/^Usage: \Q$names{$src}\E /m, "$bin --help names it $names{$src}");
 }
+# Each program of a chain says what it changes from the one before it: the versions table's
+# column and make reproduce's log come from there.
+my %describes;
+for my $chain (@chains) {
+    for my $src (@$chain) {
+        my $bin = $binary{$src} // ($src =~ s/\.cu$//r);
+        my $d = (describe($bin))[0];
+        $describes{$src} = $d;
+        ok(($d->{change} // '') ne '', "$bin says what it changes from the one before: " . ($d->{change} // ''));
+    }
+}
 
 my ($has_gpu, $info) = gpu_available();
 SKIP: {
@@ -65,8 +76,8 @@ SKIP: {
         my @configs = @{ (describe($bin))[0]{configs} };
         @configs = ('') unless @configs; # one configuration: the program's own
         ok(@configs, "$bin describes its configurations: " . (join(' ', @configs) || 'one, its own'));
-        # One accumulator's bias grows with n faster than the fp32 bound: small n only.
-        my @sizes = $name eq 'step12_v1' ? (1, 17, 257) : (1, 17, 257, 1025);
+        # A version kept to show a failure (an error growing with n faster than its bound): small n only.
+        my @sizes = $describes{$src}{fails_on_purpose} ? (1, 17, 257) : (1, 17, 257, 1025);
         for my $cfg (@configs) {
             for my $n (@sizes) {
                 for my $dist ('uniform', 'wide') {
@@ -84,14 +95,18 @@ SKIP: {
             }
         }
     }
-    my ($bin) = grep { /one_accumulator/ } values %binary;
-    if ((runs_here($bin))[0]) {
-        my ($code, $out, $err) = run($bin, '-n', 4096, '--reps', 1, '--csv-header');
+    # A version kept to show a failure FAILS where its fails_on_purpose says ("at n = 4096"), by
+    # the harness's own verdict.
+    for my $src (grep { $describes{$_}{fails_on_purpose} } sort keys %binary) {
+        my ($bin, $why) = ($binary{$src}, $describes{$src}{fails_on_purpose});
+        my ($n) = $why =~ /\bn = (\d+)/;
+        ok($n, "$bin: its fails_on_purpose names where it fails: $why") or next;
+        next unless (runs_here($bin))[0];
+        my ($code, $out, $err) = run($bin, '-n', $n, '--reps', 1, '--csv-header');
         my %r = csv_row($out);
-        ok($code == $EXIT{inaccurate} && ($r{status} // '') eq 'FAIL' && ($r{precision} // '') eq 'fp32'
-           && $r{max_comp_err} > $r{tolerance},
-           "$bin -n 4096: judged as fp32, FAILS (" . ($r{max_comp_err} // '?') . " > " . ($r{tolerance} // '?')
-           . "): the staged accumulation of step 12 is needed") or diag("exit $code: $err");
+        ok($code == $EXIT{inaccurate} && ($r{status} // '') eq 'FAIL' && ($r{max_comp_err} // 0) > ($r{tolerance} // 1),
+           "$bin -n $n: FAILS its " . ($r{precision} // "?") . " bound (" . ($r{max_comp_err} // '?') . " > " . ($r{tolerance} // '?')
+           . ") as it says: $why") or diag("exit $code: $err");
     }
 }
 done_testing();

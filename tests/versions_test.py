@@ -20,10 +20,17 @@ import versions  # noqa: E402
 from tap import done, ok  # noqa: E402
 
 DEVICE = "Fixture GPU (test data, not a measurement)"
-PROGRAM_OF = {binary: prog for prog, (binary, _, _) in versions.VERSIONS.items()}
+VERSIONS = versions.versions()  # the real chains, found in the step folders
+PROGRAM_OF = {binary: prog for prog, (binary, _, _) in VERSIONS.items()}
+ORDER = list(VERSIONS)
+# The version kept to show a failure (its step_info says so), and two that are not: the
+# first version of all, and the step after it in its chain.
+ON_PURPOSE = next(p for p, (_, _, may_fail) in VERSIONS.items() if may_fail)
+FIRST = ORDER[0]
+OTHER = next(p for p in ORDER[1:] if not VERSIONS[p][2] and p != ON_PURPOSE)
 
 
-def fake_run(fails, name_of=PROGRAM_OF):
+def fake_run(fails, name_of=PROGRAM_OF, tf32_rows=()):
     """A stand-in for ladder.run_csv: the row a program would print, FAIL (exit 1) for the
     programs in fails."""
     def run_csv(cmd):
@@ -32,7 +39,7 @@ def fake_run(fails, name_of=PROGRAM_OF):
         r = {c: "1.0" for c in ladder.PROGRAM_COLUMNS}
         r.update(program=prog, n=str(n), device=DEVICE, gflops=str(100000.0 + n), avg_rel_err="4.3e-05" if bad else "6e-07",
                  status="FAIL" if bad else "pass", config="64x128x32/3", dist="uniform",
-                 precision="tf32" if prog.startswith("step11") else "fp32", max_comp_err="5e-05", tolerance="3.4e-05")
+                 precision="tf32" if prog == FIRST or prog in tf32_rows else "fp32", max_comp_err="5e-05", tolerance="3.4e-05")
         return r, 1 if bad else 0, ""
     return run_csv
 
@@ -40,8 +47,10 @@ def fake_run(fails, name_of=PROGRAM_OF):
 def measure(tmp, fails=(), gpu=(DEVICE, {}), keep=False, **kw):
     """versions.py's main with the GPU and the programs stood in for: (exit code, rows, log);
     the CSV and the log removed after unless keep."""
-    saved = ladder.ROOT, ladder.gpu_info, ladder.run_csv
+    saved = ladder.ROOT, ladder.gpu_info, ladder.run_csv, versions.versions
+    # The chains stay the tree's (found before the root moves); their programs, the stand-ins'.
     ladder.ROOT, ladder.gpu_info, ladder.run_csv = tmp, lambda: gpu, fake_run(fails, **kw)
+    versions.versions = lambda: VERSIONS
     try:
         results = os.path.join(tmp, "results")
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -55,7 +64,7 @@ def measure(tmp, fails=(), gpu=(DEVICE, {}), keep=False, **kw):
                 os.remove(p)
         return code, rows, log
     finally:
-        ladder.ROOT, ladder.gpu_info, ladder.run_csv = saved
+        ladder.ROOT, ladder.gpu_info, ladder.run_csv, versions.versions = saved
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -67,22 +76,22 @@ with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(os.path.dirname(os.path.join(tmp, binary)), exist_ok=True)
         open(os.path.join(tmp, binary), "w").close()
 
-    code, rows, log = measure(tmp, fails={"step12_v1"})
+    code, rows, log = measure(tmp, fails={ON_PURPOSE})
     got = {(r["program"], r["n"]): r["status"] for r in rows}
-    ok(code == 0 and len(rows) == 2 * len(versions.VERSIONS) and got[("step12_v1", "4096")] == "FAIL"
-       and got[("step12_v1", "8192")] == "FAIL" and got[("step11_v1", "4096")] == "pass",
-       "step12_v1's FAIL (expected) is recorded at both sizes; the script exits 0", rows)
+    ok(code == 0 and len(rows) == 2 * len(VERSIONS) and got[(ON_PURPOSE, "4096")] == "FAIL"
+       and got[(ON_PURPOSE, "8192")] == "FAIL" and got[(FIRST, "4096")] == "pass",
+       f"{ON_PURPOSE}'s FAIL (expected: its step_info says so) is recorded at both sizes; the script exits 0", rows)
     ok(all(r["command"].endswith(f"-n {r['n']} --reps 20 --csv") and r["date"] for r in rows),
        "each row holds its date and command (REPS 20, the default configuration)")
     ok(log.startswith(f"# scripts/versions.py on {DEVICE}, ") and "\n# $ python3 scripts/versions.py --results " in log
        and "FAIL (expected: this version is kept to show it)" in log,
        "the log is headed with the date and the command, and says the FAIL was expected", log)
-    code, rows, log = measure(tmp, fails={"step11_v2"})
-    ok(code == 1 and [r["status"] for r in rows if r["program"] == "step11_v2"] == ["FAIL", "FAIL"],
-       "an unexpected FAIL (step11_v2) is recorded too, and the script exits 1")
-    wrong = dict(PROGRAM_OF, **{versions.VERSIONS["step11_v2"][0]: "step11_v1"})
+    code, rows, log = measure(tmp, fails={OTHER})
+    ok(code == 1 and [r["status"] for r in rows if r["program"] == OTHER] == ["FAIL", "FAIL"],
+       f"an unexpected FAIL ({OTHER}) is recorded too, and the script exits 1")
+    wrong = dict(PROGRAM_OF, **{VERSIONS[OTHER][0]: FIRST})
     code, rows, log = measure(tmp, name_of=wrong)
-    ok(code == 1 and len(rows) == 2 * (len(versions.VERSIONS) - 1),
+    ok(code == 1 and len(rows) == 2 * (len(VERSIONS) - 1),
        "a program that calls itself by another version's name is not recorded, and the script exits 1")
 
     # The table, from a fixture CSV: every version in order, TFLOPS and mean errors per size,
@@ -90,7 +99,7 @@ with tempfile.TemporaryDirectory() as tmp:
     results = os.path.join(tmp, "results")
     ok(readme_tables.versions_table(results).startswith("No run of the development versions is recorded yet"),
        "no CSV: the table is one sentence saying so")
-    measure(tmp, fails={"step12_v1", "step11"}, keep=True)
+    measure(tmp, fails={ON_PURPOSE, OTHER}, keep=True)
     text = readme_tables.versions_table(results)
     lines = text.split("\n")
     body = [line for line in lines if line.startswith("| `")]
@@ -99,19 +108,20 @@ with tempfile.TemporaryDirectory() as tmp:
     ok("| version | what changed | TFLOPS n = 4096 | TFLOPS n = 8192 | mean rel. error n = 4096 | mean rel. error "
        "n = 8192 | class: verdict (n = 4096, 8192) |" in text, "its columns: TFLOPS and mean relative error per size",
        text)
-    ok([line.split("`")[1] for line in body] == list(versions.VERSIONS), "one row per version, in order", text)
-    ok(all(versions.VERSIONS[line.split("`")[1]][1] in line for line in body), "each row says what changed")
+    ok([line.split("`")[1] for line in body] == ORDER, "one row per version, in order", text)
+    ok(all(VERSIONS[line.split("`")[1]][1] in line for line in body), "each row says what changed (its .change)")
     ok("| 104.1 | 108.2 | 6.00e-07 | 6.00e-07 | tf32: pass, pass |" in body[0], "TFLOPS and errors formatted",
        body[0])
-    ok(body[3].endswith("| fp32: FAIL, FAIL (as expected) |"), "step12_v1's FAIL is shown, as expected", body[3])
-    ok(body[2].endswith("| tf32: FAIL, FAIL |"), "an unexpected FAIL is shown, not marked as expected: the table "
-       "can fail", body[2])
+    on, other = ORDER.index(ON_PURPOSE), ORDER.index(OTHER)
+    ok(body[on].endswith("| fp32: FAIL, FAIL (as expected) |"), f"{ON_PURPOSE}'s FAIL is shown, as expected", body[on])
+    ok(body[other].endswith("| fp32: FAIL, FAIL |"), "an unexpected FAIL is shown, not marked as expected: the table "
+       "can fail", body[other])
     measure(tmp, keep=True)  # the same programs measured again, all within their bounds
     body = [line for line in readme_tables.versions_table(results).split("\n") if line.startswith("| `")]
-    ok(body[3].endswith("| fp32: pass, pass |") and len(body) == len(versions.VERSIONS),
-       "measured again, step12_v1's row replaced: a pass is not marked", body[3])
+    ok(body[on].endswith("| fp32: pass, pass |") and len(body) == len(VERSIONS),
+       f"measured again, {ON_PURPOSE}'s row replaced: a pass is not marked", body[on])
     ok(not any(p.endswith("-versions.csv") for p in readme_tables.ladder_files(results))
-       and not readme_tables.device_results(results), "the versions' rows (step 11 and 12 among them) stay out of the "
+       and not readme_tables.device_results(results), "the versions' rows (steps among them) stay out of the "
        "ladder's tables")
 
 # make reproduce: the part "versions" after "tensor", its one command, an estimate before it

@@ -55,6 +55,7 @@ const struct step_info step_info = {
     .configs = tf32_configs,
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_TF32,
+    .change = "step 11 as first written: scalar fragment loads, cvt.rna, step 10's copy loops",
 };
 
 /* mma_tf32: common/tf32_mma.h. The rounding to TF32 as first written: cvt.rna (to nearest,

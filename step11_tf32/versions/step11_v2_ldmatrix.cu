@@ -55,6 +55,7 @@ const struct step_info step_info = {
     .configs = tf32_configs,
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_TF32,
+    .change = "ldmatrix for A's fragments, rounding by integer add and mask",
 };
 
 /* mma_tf32 and ldmatrix_x4: common/tf32_mma.h. The rounding to TF32 in integer arithmetic:

@@ -77,6 +77,8 @@ const struct step_info step_info = {
     .configs = tf32_configs,
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_FP32,
+    .change = "staged accumulation: fresh sums per tile of k, added to the running sums rounded to "
+        "nearest",
 };
 
 /* Split x into big = tf32(x), rounded to nearest, and small = tf32(x - big); x - big is

@@ -43,6 +43,8 @@ const struct step_info step_info = {
     .precision = PRECISION_TF32,
     .tf32_inputs = "A truncated by wgmma, B rounded to nearest",
     .scratch_matrices = 1,
+    .change = "step 13 as first written: TMA, an mbarrier ring, wgmma 64x256x8, a producer and two "
+        "consumers; one 128x256 tile, blocks row after row",
 };
 
 /* Bt = tf32(B)^T for the padded n x n matrix: 32 x 32 tiles through shared memory (the

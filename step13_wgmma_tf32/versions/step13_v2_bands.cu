@@ -44,6 +44,7 @@ const struct step_info step_info = {
     .precision = PRECISION_TF32,
     .tf32_inputs = "A truncated by wgmma, B rounded to nearest",
     .scratch_matrices = 1,
+    .change = "blocks walked in bands of 8 block rows, for L2",
 };
 
 /* Bt = tf32(B)^T for the padded n x n matrix: 32 x 32 tiles through shared memory (the

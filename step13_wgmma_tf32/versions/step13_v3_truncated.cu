@@ -58,6 +58,7 @@ const struct step_info step_info = {
     .precision = PRECISION_TF32,
     .tf32_inputs = "A truncated by wgmma, B rounded to nearest",
     .scratch_matrices = 1,
+    .change = "a 128x128 tile with 6 stages below n = 2048; A still truncated by wgmma",
 };
 
 /* Bt = tf32(B)^T for the padded n x n matrix: 32 x 32 tiles through shared memory (the

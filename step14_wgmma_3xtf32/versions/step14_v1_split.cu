@@ -45,6 +45,9 @@ const struct step_info step_info = {
     .exact_cc = 90,
     .precision = PRECISION_FP32,
     .scratch_matrices = 4,
+    .change = "3xTF32 on step 13's pipeline: pre-passes write big and small K-major copies of A and"
+        " B, three wgmma 64x128x8 per k-step into staged sums; one 128x128 tile; ordinary "
+        "inputs only",
 };
 
 /* big = tf32(x), rounded to nearest; small = tf32(x - big): x - big is exact in FP32. */

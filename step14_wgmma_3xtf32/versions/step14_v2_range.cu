@@ -47,6 +47,8 @@ const struct step_info step_info = {
     .exact_cc = 90,
     .precision = PRECISION_FP32,
     .scratch_matrices = 4,
+    .change = "FP32's whole range: rows of A and columns of B scaled by powers of two before the "
+        "split, C scaled back",
 };
 
 /* big = tf32(x), rounded to nearest; small = tf32(x - big): x - big is exact in FP32. */

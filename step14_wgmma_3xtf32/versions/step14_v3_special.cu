@@ -49,6 +49,8 @@ const struct step_info step_info = {
     .exact_cc = 90,
     .precision = PRECISION_FP32,
     .scratch_matrices = 4,
+    .change = "NaN and Inf: split as 0, their rows and columns marked, a last pass gives those "
+        "elements what FP32 gives",
 };
 
 /* big = tf32(x), rounded to nearest; small = tf32(x - big): x - big is exact in FP32. */

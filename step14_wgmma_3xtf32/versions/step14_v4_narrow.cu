@@ -62,6 +62,7 @@ const struct step_info step_info = {
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_FP32,
     .scratch_matrices = 4,
+    .change = "a 128x64 tile with 4 stages below n = 2048",
 };
 
 /* big = tf32(x), rounded to nearest; small = tf32(x - big): x - big is exact in FP32. */
