@@ -108,11 +108,12 @@ help:
 	@echo "                     the comparison table, rows into results/<device>.csv"
 	@echo "make config-sweep    every configuration (tile shape, stages) of each program that has several, n = 1000 ... 8192"
 	@echo "make cutlass         fetch CUTLASS's headers (once), build and run its TF32 and 3xTF32 kernels"
-	@echo "make tile-sweep      step 05's tile size 4..32 against the naive kernel, n = 512..8192"
+	@echo "make tile-sweep      the lab's tile size 4..32, tiled against naive kernel, n = 512..8192"
+	@echo "make step-counters   a step's lesson in ncu's counters, where its experiments.json names them"
 	@echo "make versions        build the development versions in the steps' versions/ folders into"
 	@echo "                     obj/versions/ (measured by make reproduce ONLY=versions; make profile"
 	@echo "                     PROGRAM=obj/versions/NAME profiles one)"
-	@echo "make warptile-sweep  steps 09 and 10: the tile shapes tried, at n = 1000 and 4096"
+	@echo "make warptile-sweep  the warp-tiled kernels' tile shapes tried, at n = 1000 and 4096"
 	@echo "make plots           the charts in plots/ and the README tables, from results/; the tensor-core"
 	@echo "                     pictures (plots/tc_*.png), from the kernels' index rules"
 	@echo "make cpu             the CPU chapter: every variant, 1 thread then all cores, vs OpenBLAS"
@@ -154,15 +155,6 @@ obj/cublas.o: cublas/cublas.cu $(HEADERS) $(ARCH_STAMP) | obj
 	$(NVCC) $(NVCCFLAGS) -DSTEP_ARCHS='"$(call archs_of,$(ARCH_FLAGS))"' -c $< -o $@
 cublas/cublas: obj/cublas.o $(HARNESS)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS) -lcublas
-
-# The tile-size question: step 05 with 4x4 ... 32x32 tiles, and step 02 (the naive
-# kernel with the same Kahan arithmetic) with as many threads per block.
-TILES := 4 8 16 32
-TILE_PROGRAMS := $(foreach t,$(TILES),obj/tile/step02_threads$(t) obj/tile/step05_tile$(t))
-obj/tile/step05_tile%: step05_tiled/step05.cu $(HARNESS) $(HEADERS) $(ARCH_STAMP) | obj/tile
-	$(NVCC) $(NVCCFLAGS) -DBLOCK_SIZE=$* -o $@ $< $(HARNESS) $(LDLIBS)
-obj/tile/step02_threads%: step02_kahan/step02.cu $(HARNESS) $(HEADERS) $(ARCH_STAMP) | obj/tile
-	$(NVCC) $(NVCCFLAGS) '-DNUM_THREADS=($**$*)' -o $@ $< $(HARNESS) $(LDLIBS)
 
 # The development versions in a step's versions/ folder (the step as it was before it became
 # the step, each a whole program: diff shows one change at a time), built as their step is
@@ -223,7 +215,7 @@ transpose/transpose: $(TRANSPOSE_OBJ) $(HARNESS)
 
 # make gpu-info: the device, what this build carries, and which programs run here and how.
 gpu-info: all
-	@python3 scripts/fatbin_archs.py step01_naive/step01 | sed 's/^[^:]*: /This build:        /'
+	@python3 scripts/fatbin_archs.py $(firstword $(PROGRAMS)) | sed 's/^[^:]*: /This build:        /'
 	@obj/gpu_info --describe || { code=$$?; [ $$code = 3 ] && exit 0; exit $$code; }; \
 	echo "At n = 4096:"; \
 	for p in $(PROGRAMS) cublas/cublas; do out=$$(./$$p --gpu-check -n 4096 2>&1); code=$$?; \
@@ -254,12 +246,14 @@ $(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/test/versions,\
     $$(subst $$(ARCH_FLAGS),$$(call version_arch,$(d),-arch=$$(TEST_VERSIONS_ARCH)),$$(NVCCFLAGS)),obj/test-versions-arch.stamp)))
 
 # What the tests build to force each failure a program must tell apart from "no GPU"
-# (tests/09-exit-codes.t): two stand-in driver libraries (too old; failing), step 01
-# with code for another GPU only (no kernel image), and step 01 asking for compute
+# (tests/09-exit-codes.t): two stand-in driver libraries (too old; failing), the first step
+# with code for another GPU only (no kernel image), and the first step asking for compute
 # capability 9.9, at least or exactly (lacks a feature).
 FOREIGN_ARCH := $(if $(filter 75,$(GPU_CC)),80,75)
+FIRST_DIR := $(firstword $(STEP_DIRS))
+FIRST_STEP := $(call step_program,$(FIRST_DIR))
 TEST_HELPERS := obj/fake_driver/old/libcuda.so.1 obj/fake_driver/failing/libcuda.so.1 \
-                obj/test/step01_foreign_arch obj/test/step01_needs_cc99 obj/test/step01_needs_exact99 \
+                obj/test/foreign_arch obj/test/needs_cc99 obj/test/needs_exact99 \
                 obj/test/hopper_test obj/test/tensor_core_arith obj/test/short_sums $(TEST_VERSIONS)
 obj/fake_driver/old/libcuda.so.1: tests/fake_libcuda.c
 	@mkdir -p $(@D)
@@ -267,18 +261,18 @@ obj/fake_driver/old/libcuda.so.1: tests/fake_libcuda.c
 obj/fake_driver/failing/libcuda.so.1: tests/fake_libcuda.c
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -shared -fPIC -DFAKE_DRIVER_VERSION=99000 -DFAKE_FAILS -o $@ $<
-obj/test/step01_foreign_arch: step01_naive/step01.cu $(HARNESS) $(HEADERS)
+obj/test/foreign_arch: $(FIRST_DIR)/$(FIRST_STEP).cu $(HARNESS) $(HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) -O3 -gencode arch=compute_$(FOREIGN_ARCH),code=sm_$(FOREIGN_ARCH) -Icommon -o $@ $< $(HARNESS) $(LDLIBS)
 obj/test/step_main_cc99.o: common/step_main.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DFORCE_MIN_CC=99 -c $< -o $@
-obj/test/step01_needs_cc99: obj/step01.o obj/test/step_main_cc99.o $(HARNESS)
+obj/test/needs_cc99: obj/$(FIRST_STEP).o obj/test/step_main_cc99.o $(HARNESS)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS)
 obj/test/step_main_exact99.o: common/step_main.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DFORCE_EXACT_CC=99 -c $< -o $@
-obj/test/step01_needs_exact99: obj/step01.o obj/test/step_main_exact99.o $(HARNESS)
+obj/test/needs_exact99: obj/$(FIRST_STEP).o obj/test/step_main_exact99.o $(HARNESS)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS)
 
 # Hopper's instructions, one wrapper each (common/tma.h, mbarrier.h, wgmma.h), exercised on
@@ -302,11 +296,11 @@ obj/test/short_sums: tests/short_sums.c tests/tf32_model.h tests/tap.h $(HARNESS
 obj/harness_test: tests/harness_test.c tests/tap.h $(HARNESS) $(HEADERS) | obj
 	$(CC) $(CFLAGS) -o $@ tests/harness_test.c $(HARNESS) -lm
 
-obj obj/common obj/tile obj/cpu obj/transpose:
+obj obj/common obj/cpu obj/transpose:
 	mkdir -p $@
 
 ARGS ?= -n 1000
-# make step05: build and run. Without a GPU (exit 3), or on one that lacks what the step
+# make stepNN: build and run. Without a GPU (exit 3), or on one that lacks what the step
 # needs (exit 4), the program's one line says so and make stops there without an error.
 define run_rule
 $(2): $(1)/$(2)

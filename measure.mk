@@ -2,8 +2,8 @@
 # the comparison and the sweeps, make reproduce, the charts and tables, ncu, compute-sanitizer
 # and ptxas's register counts. Every program these recipes run is found as the build finds it.
 
-.PHONY: compare tile-programs tile-sweep cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep \
-        reproduce plots plots-env profile profile-launch pitch-profile sanitize regs
+.PHONY: compare tile-sweep cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep \
+        reproduce plots plots-env profile profile-launch step-counters sanitize regs
 
 # The classroom comparison: every program built here (every step, cuBLAS, and CUTLASS where
 # its headers were fetched) at SIZES, the table, results/<device>.csv.
@@ -13,8 +13,9 @@ DISTS ?= uniform wide
 compare: all
 	python3 scripts/compare.py --sizes "$(SIZES)" --reps $(REPS) --dists "$(DISTS)"
 
-tile-programs: $(TILE_PROGRAMS)
-tile-sweep: all tile-programs
+# The lab's tile-size table: each kernel whose step declares "tile_sweep" in its
+# experiments.json, built with that step's -D flag at each tile size.
+tile-sweep: all
 	python3 scripts/tile_sweep.py
 
 # The CPU chapter: every variant, single-threaded then on all cores, and the lab's
@@ -35,17 +36,18 @@ transpose-profile: transpose/transpose
 	    ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics $(TRANSPOSE_NCU_METRICS) \
 	        ./transpose/transpose --rows 8192 --cols 8192 --iters 1 --variant $$v | grep -E "^    [a-z]"; done
 
-# Step 09's tile shapes: each built with -D flags and run at n = 1000 and 4096.
+# The warp-tiled kernels' tile shapes (the steps that declare "warptile_sweep"): each built
+# with -D flags and run at n = 1000 and 4096.
 warptile-sweep: all
 	python3 scripts/warptile_sweep.py
 
-# Step 10's configurations, each run through --config.
+# Every configuration of each program that has several, each run through --config.
 config-sweep: all
 	python3 scripts/config_sweep.py
 
 # Everything the READMEs show, measured again here (scripts/reproduce.py): ONLY="parts"
 # runs some of it, SKIP="parts" leaves some out; the plan and its time come first.
-reproduce: all tile-programs versions obj/harness_test $(TEST_HELPERS)
+reproduce: all versions obj/harness_test $(TEST_HELPERS)
 	python3 scripts/reproduce.py $(if $(ONLY),--only "$(ONLY)") $(if $(SKIP),--skip "$(SKIP)")
 
 # Charts into plots/ and the README tables, from results/, and the tensor-core chapter's
@@ -87,19 +89,16 @@ profile-launch: all
 	ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic \
 	    $(if $(filter cublas,$(STEP)),./cublas/cublas,./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) -n $(NCU_N) --reps 1
 
-# Step 04's lesson in counters: sectors per global-load request and DRAM bytes, with and
-# without cudaMallocPitch, at a sector-aligned width (1000) and unaligned ones.
-PITCH_METRICS := gpu__time_duration.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,lts__t_bytes.sum,dram__bytes_read.sum
-pitch-profile: all
-	@for n in 1000 1001 4001; do for p in step03_shared_row/step03 step04_pitch/step04; do \
-	    echo "\$$ $$p -n $$n"; ./$$p -n $$n --reps 20 | grep -E "Pitch|Kernel"; \
-	    ncu --clock-control none --kernel-name regex:matmult_kernel --launch-skip 1 --launch-count 1 \
-	        --metrics $(PITCH_METRICS) ./$$p -n $$n --reps 1 --check none 2>&1 | grep -E "^    [a-z]"; done; done
+# A step's lesson in hardware counters (a step that declares "counters" in its
+# experiments.json: step 04's sectors per request, with and without cudaMallocPitch): ncu's
+# metrics it names, on it and on the step before it, at its sizes.
+step-counters: all
+	python3 scripts/counters.py
 
 # compute-sanitizer on every program at SANITIZE_SIZES, every configuration of those that have
 # several, and the FP32-class tensor-core steps on NaN, Inf and the ends of FP32's range
 # (scripts/sanitize.py says what runs, and why).
-# ONLY="step14" sanitizes those programs only.
+# ONLY="stepNN ..." sanitizes those programs only.
 SANITIZE_SIZES ?= 17 100
 sanitize: all
 	python3 scripts/sanitize.py --sizes "$(SANITIZE_SIZES)" $(if $(ONLY),--only "$(ONLY)")

@@ -138,7 +138,7 @@ def speedup_chart(device, res, art, out, skipped=None):
                        [x / a[0] if x else None for x in a], "#999999"))
     for n, key, name, color in ((1000, "total_ms", "end-to-end", "#9ecae1"), (1000, "kernel_ms", "kernel", "#3182bd"),
                                 (4096, "kernel_ms", "kernel", "#08519c")):
-        if ("step01", n) in res:  # a step this GPU cannot run has no bar (skipped_note says why)
+        if (ladder.STEPS[0], n) in res:  # a step this GPU cannot run has no bar (skipped_note says why)
             t = [float(res[(s, n)][key]) if (s, n) in res else None for s in steps]
             series.append((f"{short(device)} {name}, n = {n}", [t[0] / x if x else None for x in t], color))
     fig, ax = plt.subplots(figsize=(11 + 0.5 * max(len(steps) - 10, 0), 5.5))
@@ -154,19 +154,19 @@ def speedup_chart(device, res, art, out, skipped=None):
     for prog, color, what in (("cublas", "#d62728", "the FP32 ceiling" if tf32 else "the ceiling"),
                               ("cublas_tf32", "#6a3d9a", "the tensor-core ceiling")):
         for n, style in ((1000, ":"), (4096, "--")):
-            if (prog, n) in res and ("step01", n) in res:
-                c = float(res[("step01", n)]["kernel_ms"]) / float(res[(prog, n)]["kernel_ms"])
+            if (prog, n) in res and (ladder.STEPS[0], n) in res:
+                c = float(res[(ladder.STEPS[0], n)]["kernel_ms"]) / float(res[(prog, n)]["kernel_ms"])
                 ax.axhline(c, color=color, linestyle=style, linewidth=1.2)
                 ceilings.append((c, color, f"{label(prog)} kernel, n = {n}:\n{c:.1f}x ({what})"))
     ax.set_yscale("log")
     margin_labels(fig, ax, ceilings)
     ax.set_xlim(-0.6, len(steps) - 0.4)
     ax.set_xticks(range(len(steps)), [label(s) for s in steps])
-    ax.set_ylabel("speedup over step 01 (x, log scale)")
+    ax.set_ylabel(f"speedup over {label(ladder.STEPS[0])} (x, log scale)")
     past = [s for s in steps if s not in art]
     beyond = f"; steps {past[0][4:]}-{past[-1][4:]} go past the article" if len(past) > 1 else \
         f"; step {past[0][4:]} goes past the article" if past else ""
-    ax.set_title(f"Speedup over step 01: {device} (measured {measured_on(res, (1000, 4096))})\n"
+    ax.set_title(f"Speedup over {label(ladder.STEPS[0])}: {device} (measured {measured_on(res, (1000, 4096))})\n"
                  f"beside the article's GeForce 8800GT (2008){beyond}", fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=2)
     ax.grid(axis="y", which="both", alpha=0.3)
@@ -177,7 +177,7 @@ def speedup_chart(device, res, art, out, skipped=None):
 def gflops_chart(device, res, out, skipped=None):
     fig, ax = plt.subplots(figsize=(8, 5))
     # The sweep's sizes: those measured for step 01 and cuBLAS (not one-off experiments).
-    sweep = {n for (_, n) in res if ("step01", n) in res and ("cublas", n) in res}
+    sweep = {n for (_, n) in res if (ladder.STEPS[0], n) in res and ("cublas", n) in res}
     for prog in ladder.LADDER:
         pts = sorted((n, float(r["gflops"])) for (p, n), r in res.items() if p == prog and n in sweep)
         if len(pts) < 2:

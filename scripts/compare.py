@@ -6,7 +6,7 @@ results/<device-slug>.csv (replacing earlier rows of the same program, n and dev
 Each run's errors come with its inputs' distribution: the article's uniform [0, 1) and the
 signed, wide-ranged inputs (--dist wide), on which TF32 shows its 10-bit mantissa.
 
-Usage: scripts/compare.py [--sizes "1000 4096"] [--reps R] [--programs "step01 ... cublas"]
+Usage: scripts/compare.py [--sizes "1000 4096"] [--reps R] [--programs "PROGRAM ..."]
                           [--dists "uniform wide"]  (or the range families: subnormal tiny
                           rowscale mixed huge)
 """
@@ -47,13 +47,14 @@ def parse_args(argv):
 
 def fmt_table(rows, n, dist):
     """The comparison table for one size and input distribution: step, lesson, kernel ms,
-    GFLOPS, speedup over step 01, % of cuBLAS, end-to-end ms, max and average relative
+    GFLOPS, speedup over the first step, % of cuBLAS, end-to-end ms, max and average relative
     error, max componentwise error, verdict."""
     by = {r["program"]: r for r in rows
           if int(r["n"]) == n and r["dist"] == dist and not r["status"].startswith("skipped")}
-    base = float(by["step01"]["kernel_ms"]) if "step01" in by else None
+    first = ladder.STEPS[0] if ladder.STEPS else None  # speedups are over the first step
+    base = float(by[first]["kernel_ms"]) if first in by else None
     ceiling = float(by["cublas"]["gflops"]) if "cublas" in by else None
-    head = ["program", "lesson", "kernel ms", "GFLOPS", "x step01", "% cuBLAS", "end-to-end ms", "max rel err",
+    head = ["program", "lesson", "kernel ms", "GFLOPS", f"x {first}", "% cuBLAS", "end-to-end ms", "max rel err",
             "avg rel err", "comp err", "class", "config"]
     body = []
     for prog in ladder.LADDER:

@@ -9,6 +9,7 @@ import argparse
 import csv
 import datetime
 import glob
+import json
 import os
 import re
 import subprocess
@@ -30,7 +31,7 @@ OPTIONAL_BINARIES = {"cutlass/cutlass": "cutlass/cutlass is not built (make cutl
 
 
 def step_binaries():
-    """step01_naive/step01, ...: one per step folder, in the ladder's order."""
+    """stepNN_name/stepNN, ...: one per step folder, in the ladder's order."""
     folders = sorted(d for d in os.listdir(ROOT) if re.fullmatch(r"step\d\d_\w+", d)
                      and os.path.isdir(os.path.join(ROOT, d)))
     return [f"{d}/{d.split('_')[0]}" for d in folders]
@@ -85,6 +86,53 @@ def version_chains():
                           "change": info.get("change", ""), "fails_on_purpose": info.get("fails_on_purpose", "")})
         chains.append(chain)
     return chains
+
+
+def experiments(key=None):
+    """What each step measures beyond the standard comparison, as its folder declares it
+    (stepNN_name/experiments.json, each entry with its "why"): {program: {name: entry}};
+    with key, [(program, entry)] of the steps that declare that experiment, in order."""
+    found = {}
+    for step in step_binaries():
+        path = os.path.join(ROOT, os.path.dirname(step), "experiments.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                found[os.path.basename(step)] = json.load(f)
+    if key is None:
+        return found
+    return [(p, e[key]) for p, e in found.items() if key in e]
+
+
+def step_before(program):
+    """The step before this one on the ladder (the step folders' order), or None."""
+    steps = [os.path.basename(b) for b in step_binaries()]
+    i = steps.index(program)
+    return steps[i - 1] if i > 0 else None
+
+
+def first_step():
+    """The first step, which speedups are measured against."""
+    return os.path.basename(step_binaries()[0])
+
+
+HARNESS = "obj/libharness.a"  # common/*.c, as every program links it (the Makefile builds it)
+
+
+def arch_flags():
+    """nvcc's architecture flags of this build, as the Makefile computes them."""
+    p = subprocess.run(["make", "-s", "-p", "-n", "all"], cwd=ROOT, capture_output=True, text=True)
+    m = re.search(r"^ARCH_FLAGS :?= (.*)$", p.stdout, re.M)
+    return m.group(1).split() if m else ["-arch=sm_90"]
+
+
+def build_variant(source, defines, exe, arch, extra=()):
+    """A step's source built with -D flags into exe (a step's own experiment: its tile sizes,
+    its tile shapes), as the Makefile builds the step: (exit code, nvcc's stderr)."""
+    os.makedirs(os.path.join(ROOT, os.path.dirname(exe)), exist_ok=True)
+    cmd = ["nvcc", "-O3"] + list(arch) + ["-Icommon"] + list(extra) + [f"-D{d}" for d in defines] + \
+        ["-o", exe, source, HARNESS, "-Xcompiler", "-fopenmp"]
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    return p.returncode, p.stderr
 
 
 def order_key(d):
@@ -158,7 +206,7 @@ REFERENCE_NAMES = {"cublas": "cuBLAS SGEMM", "cublas_tf32": "cuBLAS TF32", "cutl
 
 
 def label(row):
-    """A row's name in charts and table headers: 'step07' -> 'step 07', 'cublas_tf32' -> 'cuBLAS TF32'."""
+    """A row's name in charts and table headers: 'stepNN' -> 'step NN', 'cublas_tf32' -> 'cuBLAS TF32'."""
     return REFERENCE_NAMES.get(row, row.replace("step", "step ", 1) if row.startswith("step") else row)
 
 

@@ -4,7 +4,7 @@ r"""The measured numbers in the READMEs' prose, generated from results/ and chec
 A number in prose that comes from a measurement is written with the expression that
 gives it, in an HTML comment that Markdown does not show:
 
-    step 01 already runs at <!--= tflops("step01", 1000) | .1f -->5.2<!--/=--> TFLOPS
+    the first step already runs at <!--= tflops("stepNN", 1000) | .1f -->5.2<!--/=--> TFLOPS
 
 (in a Markdown table, write the bar as \| so that it does not split the cell)
 
@@ -13,7 +13,7 @@ expression, formatted with the Python format spec after the bar; `make test` fai
 README's text differs from what results/ give. A claim that is not a number is written
 as an assertion, checked the same way and never shown:
 
-    <!--? ms("step02", 8192) < ms("step01", 8192) -->
+    <!--? ms("stepNN", 8192) < ms("stepMM", 8192) -->
 
 And a lint: every number in prose or in a typed table with a unit of measurement (ms, µs,
 GB/s, GFLOPS, TFLOPS, GB, MB, KB, %, or an "x" speedup) or written as a relative error
@@ -25,7 +25,7 @@ The expressions can use the functions below (all figures of the main device unle
   ms(p, n), gflops(p, n), tflops(p, n), e2e_ms(p, n), e2e_gflops(p, n), err(p, n),
   avg_err(p, n), col(p, n, column), faster(a, b, n) = ms(b) / ms(a),
   pct_cublas(p, n), pct_peak(p, n), peak() (FP32 peak, GFLOPS),
-  capped(kb, p, n, column), config(name, n, column, program="step10"), version(p, n, column)
+  capped(kb, p, n, column), config(program, name, n, column), version(p, n, column)
   (scripts/versions.py's runs), tile(kernel, t, n, column),
   warptile(program, config, n, column), transpose(variant, rows, cols, column),
   cpu(host, program, n, threads, isa=None, block=None, column="gflops") with host
@@ -130,7 +130,7 @@ class Results:
                 f"{self.slug}-versions.csv", "a development version", program=p, n=n)[column]),
             "rounding": lambda p, n, dist, column="max_comp_err": float(self.find(
                 f"{self.slug}-tf32-rounding.csv", "TF32 truncated against rounded", program=p, n=n, dist=dist)[column]),
-            "config": lambda name, n, column="gflops", program="step10": float(self.find(
+            "config": lambda program, name, n, column="gflops": float(self.find(
                 f"{self.slug}-config-sweep.csv", "a configuration", program=program, config=name, n=n)[column]),
             "tile": lambda kernel, t, n, column="kernel_ms": float(self.find(
                 f"{self.slug}-tile-sweep.csv", "the tile sweep", kernel=kernel, tile=t, n=n)[column]),
@@ -160,13 +160,13 @@ def gpu_fields(results_dir, device):
 
 def parse_ncu(path):
     """{section: {metric: value}} from an ncu log written by make reproduce. Sections start
-    at '$ make ... profile STEP=07' (section 'step07', or 'cublas', with ' --math tf32' when the
+    at '$ make ... profile STEP=NN' (section 'stepNN', or 'cublas', with ' --math tf32' when the
     profile named one), '$ prog/stepNN -n N'
     ('stepNN -n N') or '== variant' ('variant'). Values in bytes, seconds, % or counts."""
     out, section = {}, None
     for line in open(path):
         m = re.match(r"\$ make .*profile(?:-launch)? STEP=(\w+)(?:.*PROFILE_ARGS=(--math \w+))?", line)
-        if m:  # 'cublas', 'cutlass --math 3xtf32', 'cublas --math tf32', 'step07'
+        if m:  # 'cublas', 'cutlass --math 3xtf32', 'cublas --math tf32', 'stepNN'
             section = m.group(1) if m.group(1) in ("cublas", "cutlass") else f"step{m.group(1)}"
             section += f" {m.group(2)}" if m.group(2) else ""
         elif re.match(r"\$ \S+/(\w+) -n (\d+)", line):

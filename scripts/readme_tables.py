@@ -3,7 +3,7 @@
 
 Tables sit between marker comments, e.g.
     <!-- BEGIN table:ladder -->  ...  <!-- END table:ladder -->
-    <!-- BEGIN table:step05 -->  ...  <!-- END table:step05 -->
+    <!-- BEGIN table:stepNN -->  ...  <!-- END table:stepNN -->
 and are regenerated here, never typed. Standard library only; `make plots` runs it.
 Usage: scripts/readme_tables.py [--check]   (--check: exit 1 if a README is stale)
 """
@@ -24,7 +24,7 @@ ARTICLE = "article_8800gt.csv"
 ARTICLE_STEPS = [s for s in ladder.STEPS if ladder.chapter_of(s) == "article"]
 REFERENCES = [p for p in ladder.PROGRAMS if ladder.chapter_of(p) == "reference"]
 LADDER_SIZES = (1000, 4096, 8192)
-STEP_SIZES = {"step04": (1000, 1001, 4001, 4096)}  # the pitch experiment's sizes too
+FIRST = ladder.STEPS[0] if ladder.STEPS else None  # the step speedups are measured against
 
 
 NOT_LADDER = r"-(cpu|transpose|tile-sweep|warptile-sweep|config-sweep|versions|reproduce|cublas-unpitched)\.csv$"
@@ -114,7 +114,7 @@ def ladder_table(devices, art, results_dir):
         for n in LADDER_SIZES:
             if not all((s, n) in res for s in ARTICLE_STEPS):
                 continue
-            base = float(res[("step01", n)]["kernel_ms"])
+            base = float(res[(FIRST, n)]["kernel_ms"])
             ceiling = float(res[("cublas", n)]["gflops"]) if ("cublas", n) in res else None
             rows = []
             for prog in ladder.LADDER:
@@ -144,11 +144,15 @@ def ladder_table(devices, art, results_dir):
 
 
 def step_table(step, devices, art):
-    prev = ladder.STEPS[ladder.STEPS.index(step) - 1] if step != "step01" else None
+    i = ladder.STEPS.index(step)
+    prev = ladder.STEPS[i - 1] if i > 0 else None
+    # A step that declares more sizes (its experiments.json) shows them too.
+    extra = dict(ladder.experiments("extra_sizes")).get(step, {}).get("sizes", [])
+    sizes = sorted(set(LADDER_SIZES) | set(extra))
     programs = ([prev] if prev else []) + [step] + (["cublas"] if step not in ARTICLE_STEPS else [])
     rows = []
     for device, res in devices.items():
-        for n in STEP_SIZES.get(step, LADDER_SIZES):
+        for n in sizes:
             for s in programs:
                 r = res.get((s, n))
                 if not r:
@@ -287,22 +291,22 @@ def rounding_table(results_dir):
     """TF32 truncated beside TF32 rounded to nearest (scripts/tf32_rounding.py): per device, input
     family and n, the truncating version, the step and cuBLAS TF32 in one run: TFLOPS, the
     componentwise error's maximum and mean, the verdicts of the tf32 class."""
-    parts = []
+    parts, progs = [], tf32_rounding.programs()
     for path in sorted(glob.glob(os.path.join(results_dir, "*-tf32-rounding.csv"))):
         rows = ladder.read_results(path)
         get = {(r["program"], int(r["n"]), r["dist"]): r for r in rows}
         body = []
         for dist in list(ladder.DISTS) + list(ladder.RANGE_DISTS):
             for n in sorted({int(r["n"]) for r in rows if r["dist"] == dist}):
-                at = [get.get((p, n, dist)) for p in tf32_rounding.PROGRAMS]
+                at = [get.get((p, n, dist)) for p in progs]
                 body.append([dist, str(n)] + [f(float(r["gflops"]) / 1e3, 1) if r else "" for r in at]
                             + [f"{e(r['max_comp_err'])} / {e(r['avg_comp_err'])}" if r else "" for r in at]
                             + [", ".join(r["status"] if r else "-" for r in at)])
         if not body:
             continue
-        names = [ladder.label(p) if p in ladder.REFERENCE_NAMES else f"`{p}`" for p in tf32_rounding.PROGRAMS]
+        names = [ladder.label(p) if p in ladder.REFERENCE_NAMES else f"`{p}`" for p in progs]
         dates = ", ".join(sorted({r["date"][:10] for r in rows}))
-        parts.append(f"**{rows[0]['device']}** (measured {dates}, one run: the three programs one after the other at "
+        parts.append(f"**{rows[0]['device']}** (measured {dates}, one run: the programs one after the other at "
                      f"each size; kernel TFLOPS, median of {rows[0]['command'].split('--reps ')[1].split()[0]})\n\n"
                      + table(["inputs", "n"] + [f"TFLOPS {x}" for x in names]
                              + [f"componentwise error max / mean, {x}" for x in names]
@@ -434,9 +438,10 @@ def warptile_sweep_table(results_dir):
 CAP_GPUS = {**{limit: ", ".join(gpus) for limit, gpus in ladder.SMEM_CAPS.items()}, 232448: "H100, H200, B200"}
 
 
-def caps_table(results_dir):
-    """Step 10 under each shared-memory cap beside the same GPU uncapped: the configuration
-    the harness chose, its speed, and cuBLAS and step 09 measured in the same run."""
+def caps_table(results_dir, program, beside):
+    """A step under each shared-memory cap beside the same GPU uncapped: the configuration
+    the harness chose, its speed, and cuBLAS and the step beside it (its experiments.json's
+    caps) measured in the same run."""
     plain, caps = device_results(results_dir), device_results(results_dir, caps=True)
     parts = []
     for base, res in plain.items():
@@ -447,31 +452,32 @@ def caps_table(results_dir):
         body = []
         for n in (1000, 4096, 8192):
             for device, runs in [(base, res)] + mine:
-                s10, blas, s09 = runs.get(("step10", n)), runs.get(("cublas", n)), runs.get(("step09", n))
-                if not s10:
+                this, blas, other = runs.get((program, n)), runs.get(("cublas", n)), runs.get((beside, n))
+                if not this:
                     continue
-                limit = int(s10["smem_limit"]) if s10.get("smem_limit") else None
+                limit = int(this["smem_limit"]) if this.get("smem_limit") else None
                 label = device if capped(device) else f"{device} (uncapped)"
-                body.append([label, CAP_GPUS.get(limit, ""), str(n), s10.get("config", ""),
-                             f(int(s10["smem_bytes"]) / 1024, 0) if s10.get("smem_bytes") else "",
-                             f(s10["kernel_ms"], 3), f(s10["gflops"], 0), f(blas["gflops"], 0) if blas else "",
-                             f(100 * float(s10["gflops"]) / float(blas["gflops"]), 1) + "%" if blas else "",
-                             f(float(s10["gflops"]) / float(s09["gflops"])) + "x" if s09 else ""])
+                body.append([label, CAP_GPUS.get(limit, ""), str(n), this.get("config", ""),
+                             f(int(this["smem_bytes"]) / 1024, 0) if this.get("smem_bytes") else "",
+                             f(this["kernel_ms"], 3), f(this["gflops"], 0), f(blas["gflops"], 0) if blas else "",
+                             f(100 * float(this["gflops"]) / float(blas["gflops"]), 1) + "%" if blas else "",
+                             f(float(this["gflops"]) / float(other["gflops"])) + "x" if other else ""])
         dates = sorted({r["date"][:10] for _, runs in mine for r in runs.values()})
         parts.append(f"**{base}, its shared memory per block capped (MATMUL_SMEM_LIMIT) to what smaller GPUs allow** "
-                     f"(measured {', '.join(dates)}; cuBLAS and step 09 in the same run; the cap limits a block's "
+                     f"(measured {', '.join(dates)}; cuBLAS and {ladder.label(beside)} in the same run; the cap limits a block's "
                      "shared memory only, not the SM's, its clocks or its bandwidth: these are the H100's figures with "
                      "less shared memory, not another GPU's)\n\n"
-                     + table(["device", "a GPU with this limit", "n", "step 10 ran", "KB per block", "kernel ms",
-                              "GFLOPS", "cuBLAS GFLOPS", "% of cuBLAS", "x step 09"], body, 4))
+                     + table(["device", "a GPU with this limit", "n", f"{ladder.label(program)} ran", "KB per block",
+                              "kernel ms", "GFLOPS", "cuBLAS GFLOPS", "% of cuBLAS", f"x {ladder.label(beside)}"],
+                             body, 4))
     return "\n\n".join(parts)
 
 
-def config_sweep_table(results_dir):
-    """Every configuration of step 10, forced with --config: shared memory and GFLOPS."""
+def config_sweep_table(results_dir, program):
+    """Every configuration of one program, forced with --config: shared memory and GFLOPS."""
     parts = []
     for path in sorted(glob.glob(os.path.join(results_dir, "*-config-sweep.csv"))):
-        rows = ladder.read_results(path)
+        rows = [r for r in ladder.read_results(path) if r["program"] == program]
         if not rows:
             continue
         sizes = sorted({int(r["n"]) for r in rows})
@@ -560,8 +566,9 @@ def main(args):
     tables["cpu"], tables["cpu-sweep"] = cpu_tables(results)
     tables["transpose"] = transpose_table(results)
     tables["warptile-sweep"] = warptile_sweep_table(results)
-    tables["step10-caps"] = caps_table(results)
-    tables["step10-configs"] = config_sweep_table(results)
+    # The tables a step's own experiments give (its experiments.json): "<program>-caps", ...
+    tables.update({f"{p}-caps": caps_table(results, p, e["beside"]) for p, e in ladder.experiments("caps")})
+    tables.update({f"{p}-configs": config_sweep_table(results, p) for p, _ in ladder.experiments("configs_table")})
     tables["cublas"] = cublas_table(results)
     tables["tensor"] = tensor_table(results)
     tables["range"] = range_table(results)

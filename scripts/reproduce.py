@@ -10,7 +10,8 @@ Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
   config-sweep    every configuration (tile shape, pipeline depth) of each program that
                   has several, at n = 1000 ... 8192
   compare         every step, cuBLAS (FP32 and TF32) and CUTLASS at n = 256 ... 8192 in one run;
-                  steps 03-04 at 1001 and 4001
+                  a step that declares more sizes (its experiments.json's extra_sizes) there,
+                  beside the step before it
   tensor          the tensor-core chapter (its steps, cuBLAS FP32 and TF32, CUTLASS TF32 and
                   3xTF32) on wide inputs at n = 256 ... 8192; the other steps on wide inputs; ncu
                   of the tensor-core steps, cuBLAS and CUTLASS
@@ -19,15 +20,18 @@ Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
                   n = 33, 1000 and 4096 (CUTLASS's FAILs there are recorded, not errors)
   versions        every step's development versions beside the step, at n = 1000,
                   4096 and 8192 (scripts/versions.py, which writes its own log)
-  rounding        step 13 truncating A (its version 3) beside step 13 and cuBLAS TF32, on both
-                  inputs at n = 1000 ... 8192 and the range families at 1000 (scripts/tf32_rounding.py)
+  rounding        a step that declares it (experiments.json) truncating to TF32 (its version
+                  named there) beside the step and cuBLAS TF32, on both inputs at n = 1000 ... 8192
+                  and the range families at 1000 (scripts/tf32_rounding.py)
   article         every program's article-style output at n = 1000
-  caps            steps 09-10 and cuBLAS under the shared memory of smaller GPUs (64, 99,
-                  163 KB per block), labelled "capped to N KB"
-  tile-sweep      step 05's tile size against the naive kernel
-  warptile-sweep  the tile shapes of steps 09 and 10
+  caps            each step that declares caps (experiments.json), the step beside it and
+                  cuBLAS under the shared memory of smaller GPUs (64, 99, 163 KB per block),
+                  labelled "capped to N KB"
+  tile-sweep      the lab's tile size, tiled against naive kernel
+  warptile-sweep  the tile shapes of the warp-tiled kernels
   transpose       the transpose chapter, and its ncu counters where ncu is installed
-  ncu             the profiler's evidence of the READMEs (needs ncu)
+  ncu             the profiler's evidence of the READMEs, each step's declared counters among
+                  it (needs ncu)
   cpu             the CPU chapter on this machine's CPU (make cpu, make cpu-sweep)
   test            make test and make sanitize (sanitize needs compute-sanitizer)
   plots           the charts and the README tables, from results/
@@ -49,7 +53,6 @@ PARTS = ["device", "config-sweep", "compare", "tensor", "range", "versions", "ro
          "transpose", "ncu", "cpu", "test", "plots"]
 GPU_PARTS = set(PARTS) - {"cpu", "plots"}
 COMPARE_SIZES = "256 512 1000 2048 4096 8192"
-PITCH_SIZES = "1001 4001"  # rows that are not 16-byte multiples: step 04's lesson
 REPS = 20
 TIMINGS_COLUMNS = ["date", "device", "fp32_peak_gflops", "part", "seconds"]
 # Seconds a part should take before it has ever been timed (napkin: the H100; 10 runs at
@@ -91,9 +94,10 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
         # One run for the whole ladder, the tensor-core chapter included: every ratio against
         # cuBLAS comes from the same run.
         return [(py("compare.py", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "uniform",
-                    "--programs", " ".join(ladder.LADDER)), None, "compare"),
-                (py("compare.py", "--programs", "step03 step04", "--sizes", PITCH_SIZES, "--reps", str(REPS)), None,
-                 "compare")]
+                    "--programs", " ".join(ladder.LADDER)), None, "compare")] + \
+            [(py("compare.py", "--programs", " ".join(p for p in (ladder.step_before(step), step) if p),
+                 "--sizes", " ".join(map(str, entry["sizes"])), "--reps", str(REPS)), None, "compare")
+             for step, entry in ladder.experiments("extra_sizes")]
     if part == "tensor":
         # The tensor-core chapter beside its ceilings and peer, on both input distributions,
         # the ladder's steps on wide inputs, and the profiler's evidence.
@@ -126,10 +130,13 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
                 for p in ladder.LADDER]
     if part == "caps":
         limit = int(fields["smem_device_optin_bytes"])
-        return [(py("compare.py", "--programs", "step09 step10 cublas", "--sizes", "1000 4096 8192", "--reps",
+        capped = list(dict.fromkeys(p for step, entry in ladder.experiments("caps") for p in (entry["beside"], step)))
+        if not capped:
+            return []
+        return [(py("compare.py", "--programs", " ".join(capped + ["cublas"]), "--sizes", "1000 4096 8192", "--reps",
                     str(REPS)), {"MATMUL_SMEM_LIMIT": str(cap)}, "caps") for cap in ladder.SMEM_CAPS if cap < limit]
     if part == "tile-sweep":
-        return [(make("tile-programs"), None, "tile-sweep"), (py("tile_sweep.py"), None, "tile-sweep")]
+        return [(py("tile_sweep.py"), None, "tile-sweep")]
     if part == "warptile-sweep":
         return [(py("warptile_sweep.py"), None, "warptile-sweep")]
     if part == "transpose":
@@ -143,7 +150,8 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
         cmds += [(make("profile", f"STEP={s}", "NCU_N=4096", "NCU_SECTIONS=--section WarpStateStats"), None,
                   "ncu-4096-beyond") for s in steps_of("cuda-cores") + ["cublas"]]
         cmds += [(make("profile-launch", "STEP=cublas", "NCU_N=4096"), None, "ncu-cublas")]
-        cmds += [(make("pitch-profile"), None, "pitch")]
+        cmds += [(py("counters.py", "--programs", step), None, entry["log"])
+                 for step, entry in ladder.experiments("counters")]
         return cmds
     if part == "cpu":
         return [(make("cpu"), None, "cpu"), (make("cpu-sweep"), None, "cpu")]

@@ -10,7 +10,7 @@ tests find them (scripts/ladder.py):
 A program this GPU cannot run (exit 4) is skipped, saying why; any error ends the run with
 the sanitizer's report.
 
-Usage: scripts/sanitize.py [--sizes "17 100"] [--only "step13 step14"]
+Usage: scripts/sanitize.py [--sizes "17 100"] [--only "PROGRAM ..."]
 """
 import argparse
 import os

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """make reproduce ONLY=rounding: TF32 by truncation beside TF32 rounded to nearest, in one run.
-Step 13 as it was before its tensor maps were typed TFLOAT32 (A truncated by wgmma: the
-development version step13_v3), step 13, and cuBLAS TF32, one after the other at each size
+The step that declares the experiment (its experiments.json's "rounding") as it was before
+it rounded (its development version named there, which truncates), the step, and cuBLAS
+TF32, one after the other at each size
 and input distribution, so that every ratio comes from the same minutes: n = 1000, 4096 and
 8192 on uniform and wide inputs, n = 1000 on the ends of FP32's range. Rows into
 results/<device-slug>-tf32-rounding.csv, a log in results/<device-slug>-tf32-rounding.txt.
@@ -20,15 +21,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
 import versions  # noqa: E402
 
-# The truncating version and the step it became (scripts/versions.py knows their binaries).
-TRUNCATED, ROUNDED = "step13_v3", "step13"
-PROGRAMS = [TRUNCATED, ROUNDED, "cublas_tf32"]
 RUNS = [(n, d) for d in ladder.DISTS for n in (1000, 4096, 8192)] + [(1000, d) for d in ladder.RANGE_DISTS]
 
 
+def programs():
+    """[truncated, rounded, "cublas_tf32"]: each step's truncating version and the step, as
+    the steps' experiments.json declare them."""
+    out = []
+    for step, entry in ladder.experiments("rounding"):
+        out += [entry["truncated"], step]
+    return out + ["cublas_tf32"]
+
+
 def command(program):
-    if program in versions.VERSIONS:
-        return [versions.VERSIONS[program][0]]
+    chains = versions.versions()  # a development version's binary, from its own source
+    if program in chains:
+        return [chains[program][0]]
     return ladder.program_command(program)
 
 
@@ -41,7 +49,8 @@ def main(argv):
     if device is None:
         return ladder.EXIT_NO_GPU
     ladder.discover()  # cuBLAS's TF32 row: its binary and --math
-    missing = [command(p)[0] for p in PROGRAMS if not os.path.exists(os.path.join(ladder.ROOT, command(p)[0]))]
+    progs = programs()
+    missing = [command(p)[0] for p in progs if not os.path.exists(os.path.join(ladder.ROOT, command(p)[0]))]
     if missing:
         print(f"tf32_rounding: not built: {' '.join(missing)} (make all versions)", file=sys.stderr)
         return 1
@@ -53,7 +62,7 @@ def main(argv):
               f"# $ python3 scripts/tf32_rounding.py {shlex.join(argv)}".rstrip() + "\n")
     rows, failed = [], 0
     for n, dist in RUNS:
-        for prog in PROGRAMS:
+        for prog in progs:
             cmd = command(prog) + ["-n", str(n), "--dist", dist, "--reps", str(a.reps), "--csv"]
             log.write("$ " + " ".join(cmd) + "\n")
             r, code, err = ladder.run_csv(cmd)

@@ -1,18 +1,17 @@
 #!/usr/bin/env python3
-"""make warptile-sweep: the tile shapes tried for steps 09 and 10 on this GPU. Each
-shape is built from the step's own source with -D flags (BM, BN, BK, WM, WN, MIN_BLOCKS;
-for step 10 its large shape LBM ... LMIN_BLOCKS, used at every n, with each number of
-stages run through --config), run at the given sizes,
-and recorded with its registers per thread (ptxas) in
-results/<device-slug>-warptile-sweep.csv.
+"""make warptile-sweep: the tile shapes tried for the warp-tiled kernels on this GPU, for
+each step that declares the experiment (its experiments.json's "warptile_sweep"). Each
+shape is built from the step's own source with -D flags (its large shape LBM, LBN, LBK,
+LWM, LWN, LMIN_BLOCKS, plus the defines the step names; a step that says "stages" has each
+number of stages run through --config), run at the given sizes, and recorded with its
+registers per thread (ptxas) in results/<device-slug>-warptile-sweep.csv.
 
-Usage: scripts/warptile_sweep.py [--step 09|10|both] [--sizes "1000 4096"] [--reps R]
+Usage: scripts/warptile_sweep.py [--programs "PROGRAM ..."] [--sizes "1000 4096"] [--reps R]
 """
 import argparse
 import concurrent.futures
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -38,36 +37,26 @@ STAGES = [2, 3, 4]
 COLUMNS = ["date", "command", "program", "config", "threads", "registers", "n", "device", "kernel_ms", "gflops",
            "max_rel_err", "status"]
 KEY = ("program", "config", "n", "device")
-HARNESS = "obj/libharness.a"  # common/*.c, as every program links it (the Makefile builds it)
 
 
-def arch_flags():
-    p = subprocess.run(["make", "-s", "-p", "-n", "all"], cwd=ladder.ROOT, capture_output=True, text=True)
-    m = re.search(r"^ARCH_FLAGS :?= (.*)$", p.stdout, re.M)
-    return m.group(1).split() if m else ["-arch=sm_90"]
-
-
-def build(step, shape, arch):
-    """Build step 09 or 10 with this tile shape; step 10's stages are chosen at run time
-    (--config), its large shape being the one overridden, run at every n."""
+def build(step, entry, shape, arch):
+    """Build a step with this tile shape (its large one, the one overridden); its stages,
+    where it has them, are chosen at run time (--config)."""
     bm, bn, bk, wm, wn, minb = shape
     name = f"{bm}x{bn}x{bk}_w{wm}x{wn}_b{minb}"
-    src = "step09_warptile/step09.cu" if step == "09" else "step10_pipelined/step10.cu"
-    exe = f"obj/tile/step{step}_{name}"
-    defs = [f"-DLBM={bm}", f"-DLBN={bn}", f"-DLBK={bk}", f"-DLWM={wm}", f"-DLWN={wn}", f"-DLMIN_BLOCKS={minb}"]
-    if step == "10":
-        defs.append("-DSMALL_MAX_N=0")
-    cmd = ["nvcc", "-O3"] + arch + ["-Icommon", "-Xptxas", "-v"] + defs + ["-o", exe, src, HARNESS] + \
-        ["-Xcompiler", "-fopenmp"]
-    p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-    return name, exe, kernel_registers(p.stderr, shape), p.returncode
+    src = next(b for b in ladder.step_binaries() if b.endswith("/" + step)) + ".cu"
+    exe = f"obj/tile/{step}_{name}"
+    defs = [f"LBM={bm}", f"LBN={bn}", f"LBK={bk}", f"LWM={wm}", f"LWN={wn}", f"LMIN_BLOCKS={minb}"] + \
+        [d[2:] for d in entry.get("defines", [])]
+    code, err = ladder.build_variant(src, defs, exe, arch, extra=["-Xptxas", "-v"])
+    return name, exe, kernel_registers(err, shape), code
 
 
 def kernel_registers(ptxas_log, shape):
     """{stages: "registers[+spills]"} of this shape's kernels, from ptxas -v: each
-    'Compiling entry function' line names the kernel's template arguments (step 09: BM,
-    BN, BK, WM, WN, MIN_BLOCKS; step 10: BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS), the lines
-    after it its registers and spills. Step 09's one kernel is under the key None."""
+    'Compiling entry function' line names the kernel's template arguments (BM, BN, BK, WM,
+    WN, MIN_BLOCKS; with stages: BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS), the lines after it
+    its registers and spills. A kernel without stages is under the key None."""
     bm, bn, bk, wm, wn, minb = shape
     out, current = {}, "?"
     for line in ptxas_log.splitlines():
@@ -87,23 +76,28 @@ def kernel_registers(ptxas_log, shape):
 
 def main(argv):
     ap = argparse.ArgumentParser(prog="warptile_sweep.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--step", choices=("09", "10", "both"), default="both")
+    declared = dict(ladder.experiments("warptile_sweep"))
+    ap.add_argument("--programs", default=" ".join(declared), help="the steps to sweep (default: every one "
+                    f"that declares it: {' '.join(declared)})")
     ap.add_argument("--sizes", type=ladder.sizes_arg, default="1000 4096")
     ap.add_argument("--reps", type=ladder.positive_int, default=10)
     ap.add_argument("--shapes", choices=("first", "more", "third", "fourth", "fifth", "all"), default="all")
-    ap.add_argument("--stages", default="2 3 4", help="step 10's pipeline depths to try")
+    ap.add_argument("--stages", default="2 3 4", help="the pipeline depths to try, for a step that has stages")
     a = ap.parse_args(argv)
     device = ladder.require_gpu("warptile-sweep")
     if device is None:
         return ladder.EXIT_NO_GPU
-    os.makedirs(os.path.join(ladder.ROOT, "obj", "tile"), exist_ok=True)
-    arch = arch_flags()
+    for prog in a.programs.split():
+        if prog not in declared:
+            ap.error(f"{prog} does not declare warptile_sweep in its experiments.json (those that do: "
+                     f"{' '.join(declared)})")
+    arch = ladder.arch_flags()
     shapes = {"first": SHAPES, "more": MORE_SHAPES, "third": THIRD_SHAPES, "fourth": FOURTH_SHAPES,
               "fifth": FIFTH_SHAPES, "all": SHAPES + MORE_SHAPES + THIRD_SHAPES + FOURTH_SHAPES + FIFTH_SHAPES}[a.shapes]
     shapes = list(dict.fromkeys(shapes))  # a shape tried in several rounds is measured once
-    jobs = [(step, shape) for step in (("09", "10") if a.step == "both" else (a.step,)) for shape in shapes]
+    jobs = [(step, shape) for step in a.programs.split() for shape in shapes]
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        built = list(pool.map(lambda j: j + build(j[0], j[1], arch), jobs))
+        built = list(pool.map(lambda j: j + build(j[0], declared[j[0]], j[1], arch), jobs))
     stamp = ladder.now_stamp()
     rows = []
     # Rows measured before the swizzle of A's tile existed carry no tag; the code has it now.
@@ -112,9 +106,9 @@ def main(argv):
         bm, bn, bk, wm, wn, minb = shape
         threads = 32 * (bm // wm) * (bn // wn)
         if rc != 0:
-            print(f"step{step} {name}: does not build")
+            print(f"{step} {name}: does not build")
             continue
-        for stages in ([int(x) for x in a.stages.split()] if step == "10" else [None]):
+        for stages in ([int(x) for x in a.stages.split()] if declared[step].get("stages") else [None]):
             config = name + (f"_s{stages}" if stages else "")
             regs = kernel_regs.get(stages, kernel_regs.get(None, "?"))
             for n in a.sizes:
@@ -123,13 +117,13 @@ def main(argv):
                     cmd += ["--config", f"{bm}x{bn}x{bk}/{stages}"]
                 r, code, err = ladder.run_csv(cmd)
                 if r is None:
-                    print(f"step{step} {config} n={n}: exit {code} {err}")
+                    print(f"{step} {config} n={n}: exit {code} {err}")
                     continue
                 rows.append(ladder.result_row(cmd, {
-                    "program": f"step{step}", "config": config + tag, "threads": threads, "registers": regs, "n": n,
+                    "program": step, "config": config + tag, "threads": threads, "registers": regs, "n": n,
                     "device": device, "kernel_ms": r["kernel_ms"], "gflops": r["gflops"],
                     "max_rel_err": r["max_rel_err"], "status": r["status"]}, stamp))
-                print(f"step{step} {config:28s} {threads:4d} threads {regs:>12s} regs  n={n:5d} "
+                print(f"{step} {config:28s} {threads:4d} threads {regs:>12s} regs  n={n:5d} "
                       f"{float(r['kernel_ms']):9.3f} ms {float(r['gflops']):9.0f} GFLOPS {r['status']}", flush=True)
     print(ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-warptile-sweep.csv"), rows,
                         COLUMNS, KEY))

@@ -9,6 +9,10 @@ use warnings;
 use Test::More;
 require './tests/lib.pl';
 our (@PROGRAMS, %EXIT);
+# The first step stands for every step here (the harness's exit codes are the same for all).
+my ($FIRST_DIR) = sort glob('step[0-9][0-9]_*');
+my ($FIRST) = $FIRST_DIR =~ /^(step\d\d)/;
+my $FIRST_BIN = "$FIRST_DIR/$FIRST";
 
 # The exit codes are documented once, in the top README, as exit_codes.h has them.
 {
@@ -25,7 +29,7 @@ our (@PROGRAMS, %EXIT);
 sub one_line { my ($err) = @_; scalar(split /\n/, $err) == 1 }
 
 for my $helper (qw(obj/fake_driver/old/libcuda.so.1 obj/fake_driver/failing/libcuda.so.1
-                   obj/test/step01_foreign_arch obj/test/step01_needs_cc99 obj/test/step01_needs_exact99
+                   obj/test/foreign_arch obj/test/needs_cc99 obj/test/needs_exact99
                    obj/gpu_info)) {
     ok(-e $helper, "$helper is built") or BAIL_OUT("$helper is missing: run make test, which builds it");
 }
@@ -85,25 +89,25 @@ my ($has_gpu, $why) = gpu_available();
 SKIP: {
     skip "no GPU: a missing kernel image and a missing feature can only be seen on one ($why)", 7 unless $has_gpu;
     # A binary with machine code for another GPU only: exit 6, with the rebuild to do.
-    my ($code, $out, $err) = run('obj/test/step01_foreign_arch', '-n', 64);
+    my ($code, $out, $err) = run('obj/test/foreign_arch', '-n', 64);
     ok($code == $EXIT{no_kernel_image} && one_line($err) && $err =~ /no code for this GPU.*make ARCH=sm_\d+ all/,
-       "step01 built for another GPU: exit 6, one line naming the rebuild") or diag("exit $code: $err");
+       "$FIRST built for another GPU: exit 6, one line naming the rebuild") or diag("exit $code: $err");
     # A GPU below what the step needs: exit 4, one line naming both; its tests skip.
-    ($code, $out, $err) = run('obj/test/step01_needs_cc99', '-n', 64);
-    ok($code == $EXIT{no_feature} && one_line($err) && $err =~ /^step01 needs compute capability 9\.9 \(.*\); this GPU .* is \d+\.\d+$/,
-       "step01 asking for compute capability 9.9: exit 4, one line") or diag("exit $code: $err");
-    my ($runs, $reason) = runs_here('obj/test/step01_needs_cc99');
+    ($code, $out, $err) = run('obj/test/needs_cc99', '-n', 64);
+    ok($code == $EXIT{no_feature} && one_line($err) && $err =~ /^\Q$FIRST\E needs compute capability 9\.9 \(.*\); this GPU .* is \d+\.\d+$/,
+       "$FIRST asking for compute capability 9.9: exit 4, one line") or diag("exit $code: $err");
+    my ($runs, $reason) = runs_here('obj/test/needs_cc99');
     ok(!$runs && $reason =~ /needs compute capability 9\.9/, "... which the GPU tests take as a skip, with the reason");
     # Code for one architecture's own instructions (sm_90a) on any other GPU, newer ones too:
     # exit 4, one line, not exit 6 (a rebuild would not help).
-    ($code, $out, $err) = run('obj/test/step01_needs_exact99', '-n', 64);
+    ($code, $out, $err) = run('obj/test/needs_exact99', '-n', 64);
     ok($code == $EXIT{no_feature} && one_line($err)
-       && $err =~ /^step01 needs compute capability 9\.9 exactly \(.*\); this GPU .* is \d+\.\d+$/,
-       "step01 asking for exactly compute capability 9.9: exit 4, one line") or diag("exit $code: $err");
-    ($runs, $reason) = runs_here('obj/test/step01_needs_exact99');
+       && $err =~ /^\Q$FIRST\E needs compute capability 9\.9 exactly \(.*\); this GPU .* is \d+\.\d+$/,
+       "$FIRST asking for exactly compute capability 9.9: exit 4, one line") or diag("exit $code: $err");
+    ($runs, $reason) = runs_here('obj/test/needs_exact99');
     ok(!$runs && $reason =~ /exactly/, "... a skip for the GPU tests too");
-    ($code, $out, $err) = run('step01_naive/step01', '--gpu-check');
-    ok($code == 0 && $out =~ /^step01: runs on /, "step01 --gpu-check: exit 0, one line") or diag("exit $code: $out$err");
+    ($code, $out, $err) = run($FIRST_BIN, '--gpu-check');
+    ok($code == 0 && $out =~ /^\Q$FIRST\E: runs on /, "$FIRST --gpu-check: exit 0, one line") or diag("exit $code: $out$err");
     ($code, $out, $err) = run('step10_pipelined/step10', '--gpu-check');
     ok(($code == 0 && $out =~ /at n = 1000 as \S+/) || ($code == 4 && $err =~ /needs compute capability 8\.0 \(cp\.async\)/),
        "step10 --gpu-check: runs (naming its configuration) or needs 8.0 for cp.async") or diag("exit $code: $out$err");
