@@ -3,8 +3,11 @@
 # the repository: a copy of step 06 becomes step99_copy, with its program's name changed in
 # its own .cu and nothing edited anywhere else. The build, the tests, the comparison and the
 # charts then find it by themselves: make builds it, the command-line tests test it, make
-# compare lists it (and on a GPU measures it), and the charts draw it. And a second folder
-# with the same number is refused in one line.
+# compare lists it (and on a GPU measures it), and the charts draw it. The step brings its
+# own experiment (experiments.json: one more size) and a development version (versions/):
+# make reproduce plans the size, the step's table shows it, make versions builds the version
+# and the versions table lists it, from what the folder says and nothing else. And a second
+# folder with the same number is refused in one line.
 use strict;
 use warnings;
 use Cwd ();
@@ -12,6 +15,7 @@ use File::Temp qw(tempdir);
 use Test::More;
 require './tests/lib.pl';
 our @PROGRAMS;
+my %done;  # a file's step_info already given its .change
 
 plan skip_all => "git is not installed" if system('git --version >/dev/null 2>&1') != 0;
 plan skip_all => "not a git checkout" if system('git rev-parse --git-dir >/dev/null 2>&1') != 0;
@@ -42,6 +46,20 @@ rename 'step99_copy/step06.cu', 'step99_copy/step99.cu';
     local @ARGV = ('step99_copy/step99.cu');
     local $^I = '';
     while (<>) { s/\.program = "step06"/.program = "step99"/; s/\.lesson = "[^"]*"/.lesson = "a copy of step 06"/; print }
+}
+# Its own experiment (one more size, 257, beside the step before it) and a development
+# version: the step as it was before, a whole program saying what it changed.
+{
+    open my $fh, '>', 'step99_copy/experiments.json' or die $!;
+    print $fh qq({"extra_sizes": {"sizes": [257], "why": "a size of its own"}}\n);
+}
+mkdir 'step99_copy/versions';
+system('cp', 'step99_copy/step99.cu', 'step99_copy/versions/step99_v1_first.cu');
+for my $f (['step99_copy/versions/step99_v1_first.cu', 'step99_v1', 'the first try'],
+           ['step99_copy/step99.cu', 'step99', 'the second try: the step']) {
+    local @ARGV = ($f->[0]);
+    local $^I = '';
+    while (<>) { s/\.program = "step99"/.program = "$f->[1]"/; s/^\};/    .change = "$f->[2]",\n};/ if /^\};/ && !$done{$f->[0]}++; print }
 }
 # Built: make all names it, and builds it with the build's flags.
 my ($code, $out, $err) = run('make', '--no-print-directory', '-n', 'all');
@@ -107,6 +125,45 @@ PY
     ok($code == 0 && $svg =~ /step99: a copy of step 06/, "the charts draw it (gflops_vs_n: 'step99: a copy of step 06')")
         or diag("$out$err");
 }
+# Its experiment and its version, found: make reproduce measures it at its own size beside the
+# step before it; make versions builds the version (and make test, for one architecture);
+# the versions' chain ends with the step; the step's table shows its size and the versions
+# table its versions (fixture rows, not measurements).
+($code, $out, $err) = run('python3', '-c', 'import sys; sys.path.insert(0, "scripts"); import reproduce, ladder; '
+                          . 'ladder.discover(); print("\n".join(" ".join(c[0]) for c in '
+                          . 'reproduce.part_commands("compare", "GPU", {}, False, False)))');
+like($out, qr{compare\.py --programs \w+ step99 --sizes 257 }m, "make reproduce measures it at its own size, 257")
+    or diag("$out$err");
+($code, $out, $err) = run('make', '--no-print-directory', '-n', 'versions');
+like($out, qr{-o obj/versions/step99_v1_first step99_copy/versions/step99_v1_first\.cu}, "make versions builds its version")
+    or diag("$out$err");
+($code, $out, $err) = run('python3', '-c', 'import sys; sys.path.insert(0, "scripts"); import versions; '
+                          . 'print("\n".join(f"{p} {b} {c}" for p, (b, c, f) in versions.versions().items()))');
+like($out, qr{^step99_v1 obj/versions/step99_v1_first the first try\nstep99 step99_copy/step99 the second try: the step$}m,
+     "its chain: the version, then the step, each with what it changed") or diag("$out$err");
+SKIP: {
+    skip "matplotlib cannot be imported by python3 or .venv (make plots-env)", 2 unless $plot_py;
+    ($code, $out, $err) = run('python3', '-c', <<'PY');
+import sys
+sys.path.insert(0, "scripts")
+import ladder, readme_tables
+rows = []
+for p, n in (("step99", 257), ("step99", 1000), ("step99_v1", 1000)):
+    r = {c: "1e-7" for c in ladder.PROGRAM_COLUMNS}
+    r.update(program=p, n=str(n), device="Fixture GPU (test data, not a measurement)", kernel_ms="1.0", gflops="1000",
+             total_ms="2.0", e2e_gflops="500", kernel_e2e_ms="1.0", dist="uniform", status="pass", check="full",
+             reps="1", date="2026-01-01T00:00Z", command="fixture --reps 1", config="", precision="fp32")
+    rows.append(r)
+ladder.merge_results("obj/fixture_step99/fixture-gpu.csv", rows[:2])
+ladder.merge_results("obj/fixture_step99/fixture-gpu-versions.csv", rows[2:])
+devices = readme_tables.device_results("obj/fixture_step99")
+print(readme_tables.step_table("step99", devices, {}))
+print(readme_tables.versions_table("obj/fixture_step99"))
+PY
+    like($out, qr{\| step99 \(this step\) \| 257 \|}, "its table shows its own size, 257") or diag("$out$err");
+    like($out, qr{\| `step99_v1` \| the first try \|}, "the versions table lists its version") or diag("$out$err");
+}
+
 # A number is one step: a second folder with step 99's number stops the build with one line.
 system('cp', '-r', 'step99_copy', 'step99_again');
 ($code, $out, $err) = run('make', '--no-print-directory', '-n', 'all');
