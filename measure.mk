@@ -3,7 +3,7 @@
 # and ptxas's register counts. Every program these recipes run is found as the build finds it.
 
 .PHONY: compare tile-sweep cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep \
-        reproduce plots plots-env profile profile-launch step-counters sanitize regs
+        reproduce plots plots-env profile profile-launch step-counters sanitize regs diff sass ptx
 
 # The classroom comparison: every program built here (every step, cuBLAS, and CUTLASS where
 # its headers were fetched) at SIZES, the table, results/<device>.csv.
@@ -115,3 +115,22 @@ REGS_AWK = /Compiling entry function/ { k = $$0; sub(/.*function .(void )?/, "",
 regs:
 	@$(foreach d,$(STEP_DIRS),$(NVCC) $(subst $(ARCH_FLAGS),$(call step_arch_flags,$(d)),$(NVCCFLAGS)) -Xptxas -v \
 	    -c $(d)/$(call step_program,$(d)).cu -o /dev/null 2>&1 | c++filt | awk -v step=$(call step_program,$(d)) '$(REGS_AWK)';)
+
+# The lesson as a diff: STEP=05 against the step before it, or VERSION=step13_v2 against the
+# one before it in its chain (VERSION=step13: the step against its last version; the first
+# version against the step before its step).
+diff:
+	@pair=$$(python3 scripts/ladder.py before $(if $(VERSION),--version $(VERSION),step$(STEP))) || exit 2; \
+	    diff -u $$pair; test $$? -le 1
+
+# What the GPU runs: a step's machine code as its build made it (cuobjdump -sass, kernels
+# demangled; STEP=13, or PROGRAM= any binary), and its PTX for one architecture (its own
+# where it has one, else PTX_ARCH, the GPU's or sm_90), into obj/ptx/.
+PTX_ARCH ?= sm_$(or $(GPU_CC),90)
+sass: all $(PROGRAM)
+	cuobjdump -sass $(PROFILE_PROGRAM) | c++filt
+ptx:
+	@mkdir -p obj/ptx
+	$(NVCC) -O3 -ptx -arch=$(or $(ARCH_$(filter step$(STEP)_%,$(STEP_DIRS))),$(PTX_ARCH)) -Icommon \
+	    -o obj/ptx/step$(STEP).ptx $(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP).cu
+	@echo "obj/ptx/step$(STEP).ptx: $$(grep -c '^\s*[a-z]' obj/ptx/step$(STEP).ptx) lines of PTX"

@@ -110,6 +110,28 @@ def step_before(program):
     return steps[i - 1] if i > 0 else None
 
 
+def before(name, in_chain=False):
+    """(source of the program before it, its own source): for a step ("step05"), the step
+    before it on the ladder; in_chain, for a development version or the step that ends a chain
+    ("step13_v2", "step13"), the one before it in its chain, the first version against the
+    step before its step. None when it has none."""
+    for chain in version_chains() if in_chain else []:
+        names = [v["program"] for v in chain]
+        if name in names:
+            i = names.index(name)
+            if i > 0:
+                return chain[i - 1]["source"], chain[i]["source"]
+            name = names[-1]  # the first version: against the step before its step
+            prev = step_before(name)
+            if not prev:
+                return None
+            return next(b for b in step_binaries() if b.endswith("/" + prev)) + ".cu", chain[0]["source"]
+    steps = {os.path.basename(b): b for b in step_binaries()}
+    if name not in steps or not step_before(name):
+        return None
+    return steps[step_before(name)] + ".cu", steps[name] + ".cu"
+
+
 def first_step():
     """The first step, which speedups are measured against."""
     return os.path.basename(step_binaries()[0])
@@ -426,7 +448,9 @@ def main(argv):
     """scripts/ladder.py caps: SMEM_CAPS's byte values, one per line, so that the Perl tests
     (tests/03-gpu.t) run under the same caps as make reproduce.
     scripts/ladder.py record: describe every program built here and record the descriptions
-    in results/programs.csv (make plots does, so that a new step is charted by its own words)."""
+    in results/programs.csv (make plots does, so that a new step is charted by its own words).
+    scripts/ladder.py before [--version] NAME: the source before NAME's and NAME's own, on the
+    ladder or (--version) in its chain of versions (make diff)."""
     if argv == ["caps"]:
         print("\n".join(str(limit) for limit in SMEM_CAPS))
         return 0
@@ -435,7 +459,14 @@ def main(argv):
         record_catalogue(found.values())
         print(f"{len(found)} programs described in {os.path.relpath(CATALOGUE, ROOT)}")
         return 0
-    print("usage: scripts/ladder.py caps|record", file=sys.stderr)
+    if argv[:1] == ["before"] and len(argv) in (2, 3) and (len(argv) == 2 or argv[1] == "--version"):
+        pair = before(argv[-1], in_chain=len(argv) == 3)
+        if pair is None:
+            print(f"ladder.py: '{argv[1]}' is not a step or development version with one before it", file=sys.stderr)
+            return EXIT_USAGE
+        print(*pair)
+        return 0
+    print("usage: scripts/ladder.py caps|record|before [--version] NAME", file=sys.stderr)
     return EXIT_USAGE
 
 

@@ -243,8 +243,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def command_problems(text, where):
     """Commands quoted in a page that cannot do what it says: `make profile` without NCU_N
-    where the text cites another n (ncu's default is n = 1000), and `diff` of files that do
-    not exist (paths are from the repository's root, where the commands are run)."""
+    where the text cites another n (ncu's default is n = 1000), `diff` of files that do
+    not exist (paths are from the repository's root, where the commands are run), and
+    `make diff` of a step or version with nothing before it."""
     problems = []
     lines = text.split("\n")
     for i, line in enumerate(lines, 1):
@@ -266,6 +267,11 @@ def command_problems(text, where):
                     continue
                 if not os.path.exists(os.path.join(ROOT, path)):
                     problems.append(f"{where}:{i}: diff of '{path}', which is no file (from the repository's root)")
+        for m in re.finditer(r"make diff (STEP|VERSION)=(\w+)", line):
+            name = ("step" + m.group(2)) if m.group(1) == "STEP" else m.group(2)
+            if ladder.before(name, in_chain=m.group(1) == "VERSION") is None:
+                problems.append(f"{where}:{i}: `make diff {m.group(1)}={m.group(2)}` has nothing to compare: no such "
+                                "step or version, or none before it")
     return problems
 
 

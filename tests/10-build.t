@@ -69,4 +69,18 @@ for my $v (sort keys %versions) {
     ok($code == 0 && $out =~ /machine code (\w+ )*\Q$arch\E\b/, "$v is built, with machine code for $arch")
         or diag("exit $code: $out$err (make test builds it)");
 }
+# make diff STEP=NN: a step against the one before it on the ladder, as the READMEs promise.
+{
+    my @dirs = sort glob('step[0-9][0-9]_*');
+    for my $i (1 .. $#dirs) {
+        my ($prev, $this) = map { my ($p) = /^(step\d\d)/; "$_/$p.cu" } @dirs[$i - 1, $i];
+        my ($num) = $dirs[$i] =~ /^step(\d\d)/;
+        my ($code, $out) = run('make', '--no-print-directory', '-s', 'diff', "STEP=$num");
+        ok($code == 0 && $out =~ /^--- \Q$prev\E\s.*\n\+\+\+ \Q$this\E\s/, "make diff STEP=$num: $prev against $this")
+            or diag("exit $code: " . substr($out, 0, 200));
+    }
+    my ($code, $out, $err) = run('make', '--no-print-directory', '-s', 'diff', 'STEP=' . ($dirs[0] =~ /^step(\d\d)/)[0]);
+    ok($code != 0 && $err =~ /is not a step or development version with one before it/, "make diff of the first step: "
+       . "refused, saying why") or diag("exit $code: $err");
+}
 done_testing();

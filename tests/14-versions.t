@@ -38,6 +38,14 @@ for my $chain (@chains) {
     }
     $names{$_} = program_name($_) for @$chain;
 }
+# make diff VERSION=NAME shows each change: the pair scripts/ladder.py gives it is the chain's.
+for my $chain (@chains) {
+    for my $i (1 .. $#$chain) {
+        my ($name) = $chain->[$i] =~ m{/(step\d\d(?:_v\d+)?)(?:_\w+)?\.cu$};
+        my ($code, $out) = run('python3', 'scripts/ladder.py', 'before', '--version', $name);
+        is($out, "$chain->[$i - 1] $chain->[$i]\n", "make diff VERSION=$name: $chain->[$i - 1] against $chain->[$i]");
+    }
+}
 my %seen;
 ok(!grep({ !$names{$_} || $seen{$names{$_}}++ } sort keys %names),
    "each version has its own program name: " . join(', ', map { $names{$_} } sort keys %names));

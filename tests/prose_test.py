@@ -57,4 +57,11 @@ problems = prose.command_problems(commands, "X.md")
 ok(len(problems) == 3 and "NCU_N" in problems[0] and all("no file" in p for p in problems[1:]),
    "a make profile that profiles another n than the text cites, and a diff of paths that are not there, are "
    "reported; the right commands are not", problems)
+first = prose.ladder.first_step()
+second = prose.ladder.step_binaries()[1].split("/")[1]
+chain = prose.ladder.version_chains()[0]
+problems = prose.command_problems(f"`make diff STEP={first[4:]}`, `make diff STEP={second[4:]}`, "
+                                  f"`make diff VERSION={chain[-1]['program']}`, `make diff VERSION=nothing_v9`\n", "X.md")
+ok(len(problems) == 2 and f"STEP={first[4:]}" in problems[0] and "nothing_v9" in problems[1],
+   "a make diff of the first step or of no version is reported; of a later step or a chain's step is not", problems)
 done()
