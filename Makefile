@@ -87,7 +87,9 @@ ARCH_STAMP := obj/arch.stamp
 HARNESS_SRC := $(filter-out common/gpu_info.c,$(wildcard common/*.c))
 HARNESS_OBJ := $(patsubst common/%.c,obj/common/%.o,$(HARNESS_SRC))
 HARNESS := obj/libharness.a
-HEADERS := $(wildcard common/*.h)
+# The device library the lessons are made of (common/device/: one wrapper per PTX
+# instruction, the blocks' walk over C), included by the kernels' .cu files, never linked.
+HEADERS := $(wildcard common/*.h common/device/*.h)
 
 .PHONY: all build help test clean versions gpu-info all-archs $(foreach d,$(STEP_DIRS),$(call step_program,$(d)))
 .DEFAULT_GOAL := all
@@ -278,7 +280,7 @@ obj/test/step_main_exact99.o: common/step_main.c $(HEADERS)
 obj/test/needs_exact99: obj/$(FIRST_STEP).o obj/test/step_main_exact99.o $(HARNESS)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS)
 
-# Hopper's instructions, one wrapper each (common/tma.h, mbarrier.h, wgmma.h), exercised on
+# Hopper's instructions, one wrapper each (common/device/tma.h, mbarrier.h, wgmma.h), exercised on
 # the GPU by tests/16-hopper.t: built for sm_90a, their only architecture.
 obj/test/hopper_test: tests/hopper_test.cu tests/tap.h $(HEADERS)
 	@mkdir -p $(@D)

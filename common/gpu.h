@@ -60,6 +60,8 @@ void gpu_require(const char *program, const struct gpu_device *dev, int min_cc, 
  * exact_cc 0: no such code. */
 void gpu_require_exact(const char *program, const struct gpu_device *dev, int exact_cc, const char *needs);
 
+struct step_config;
+
 /* Device matrices as the kernels see them: leading dimensions in elements. */
 struct dev_mats {
     const float *a;
@@ -69,6 +71,11 @@ struct dev_mats {
     float *c;
     size_t ldc;
     int n;
+    /* What common/padded.c hands a step's launch (0 and NULL where a step allocates its own):
+     * n rounded up to the step's tile, the one place it is rounded, and the configuration
+     * the harness chose for this run (NULL for a step with one). */
+    int padded;
+    const struct step_config *config;
 };
 
 /* What one pass of a step's host function measured. */
@@ -78,6 +85,8 @@ struct gpu_run {
     double kernel_median_ms;  /* CUDA events, median of reps after a warm-up; 0 if reps = 0 */
     size_t pitch_bytes;       /* bytes per device row when the allocation is pitched, else 0 */
     int padded_n;             /* n rounded up by a padded allocation, else 0 */
+    /* In, not measured: the configuration the harness chose (NULL for a step with one). */
+    const struct step_config *config;
 };
 
 double gpu_run_total_ms(const struct gpu_run *run);

@@ -30,7 +30,7 @@ void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, 
     run->h2d_ms = phase_lap(&clock);
 
     const struct dev_mats m = {ac, pitch_a / sizeof(float), bc, pitch_b / sizeof(float),
-                               cc, pitch_c / sizeof(float), n};
+                               cc, pitch_c / sizeof(float), n, newn, run->config};
     launch(&m);
     CUDA_CHECK_LAUNCH();
     run->kernel_ms = phase_lap(&clock);

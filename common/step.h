@@ -88,9 +88,6 @@ extern const char step_archs[];
 /* The arithmetic --math chose (the list's first by default; NULL for a program without). */
 extern const struct step_math *step_math;
 
-/* The configuration the harness chose for this run (NULL for a step without configs). */
-extern const struct step_config *step_config;
-
 /* Allocate device matrices, copy A and B in, multiply, copy C back, free; fill in
  * the end-to-end phases of run and, when kernel_reps > 0, the kernel's median time.
  * Host matrices are n x n with leading dimensions lda, ldb, ldc (in elements). */
@@ -99,7 +96,9 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
 
 /* Step 06's matmult_gpu with any tile (common/padded.c): device matrices padded to a
  * multiple of tile and zero-filled, copies, one launch, copy back, free; then the
- * kernel's median time over kernel_reps launches. The steps after 06 call it. */
+ * kernel's median time over kernel_reps launches. The launch gets the padded size and the
+ * run's configuration in its dev_mats (padded, config): n is rounded up here and nowhere
+ * else. The steps after 06 call it. */
 void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int tile,
                     launch_fn launch, int kernel_reps, struct gpu_run *run);
 

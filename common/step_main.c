@@ -51,7 +51,6 @@ static void check_device_memory(const char *program, int n, const struct gpu_dev
     }
 }
 
-const struct step_config *step_config;
 const struct step_math *step_math;
 
 /* --math's name, checked before the GPU is touched; the list's first without --math. */
@@ -108,35 +107,33 @@ static const struct step_config *named_config(const char *program, const struct 
 }
 
 /* The configuration to run: the one --config named, or the first of the step's list
- * that fits the device's shared memory per block (MATMUL_SMEM_LIMIT can lower it). */
-static void choose_config(const char *program, int n, const struct step_config *named,
-                          const struct gpu_device *dev)
+ * that fits the device's shared memory per block (MATMUL_SMEM_LIMIT can lower it); NULL for
+ * a step with one. Each pass hands it to the step (gpu_run's config, then dev_mats's). */
+static const struct step_config *choose_config(const char *program, int n, const struct step_config *named,
+                                               const struct gpu_device *dev)
 {
     if (named) {
         if (named->smem_bytes > dev->smem_per_block_optin)
             usage_error(program, "--config %s needs %zu bytes of shared memory per block; %s allows at most %zu",
                         named->name, named->smem_bytes, dev->name, dev->smem_per_block_optin);
-        step_config = named;
-        return;
+        return named;
     }
     if (!step_info.configs)
-        return;
+        return NULL;
     const struct step_config *list;
     const int count = step_info.configs(n, &list);
     for (int i = 0; i < count; i++) {
-        if (list[i].smem_bytes <= dev->smem_per_block_optin) {
-            step_config = &list[i];
-            return;
-        }
+        if (list[i].smem_bytes <= dev->smem_per_block_optin)
+            return &list[i];
     }
     usage_error(program, "n = %d: no configuration fits in %zu bytes of shared memory per block (%s)", n,
                 dev->smem_per_block_optin, dev->name);
 }
 
 /* Dynamic shared memory per block of this run. */
-static size_t run_smem_bytes(int n)
+static size_t run_smem_bytes(int n, const struct step_config *config)
 {
-    return step_config ? step_config->smem_bytes : step_info.dynamic_smem_bytes ? step_info.dynamic_smem_bytes(n) : 0;
+    return config ? config->smem_bytes : step_info.dynamic_smem_bytes ? step_info.dynamic_smem_bytes(n) : 0;
 }
 
 static float *host_matrix(const char *program, int n)
@@ -259,13 +256,13 @@ int main(int argc, char **argv)
     gpu_require_exact(program, &dev, step_info.exact_cc, step_info.needs);
     if (step_math && step_math->min_cc)
         gpu_require(program, &dev, step_math->min_cc, step_math->needs);
-    choose_config(program, n, named, &dev);
+    const struct step_config *config = choose_config(program, n, named, &dev);
     check_device_memory(program, n, &dev);
     if (opt.gpu_check) {
         printf("%s: runs on %s (compute capability %d.%d)", program, dev.name, dev.cc_major, dev.cc_minor);
-        if (step_config)
-            printf(", at n = %d as %s (%s): %zu bytes of shared memory per block of %zu", n, step_config->name,
-                   step_info.config_legend, step_config->smem_bytes, dev.smem_per_block_optin);
+        if (config)
+            printf(", at n = %d as %s (%s): %zu bytes of shared memory per block of %zu", n, config->name,
+                   step_info.config_legend, config->smem_bytes, dev.smem_per_block_optin);
         printf("\n");
         return EXIT_PASS;
     }
@@ -294,6 +291,7 @@ int main(int argc, char **argv)
     for (int pass = 0; pass <= E2E_PASSES; pass++) {
         struct gpu_run run;
         memset(&run, 0, sizeof run);
+        run.config = config;
         poison_mat(c, (size_t)n * n);
         matmult_gpu(a, n, b, n, c, n, n, pass == E2E_PASSES ? opt.reps : 0, &run);
         if (pass > 0) {
@@ -331,15 +329,15 @@ int main(int argc, char **argv)
                program, n, dev.name, kernel_ms, gflops(n, kernel_ms), total_ms, res.max_rel_err, avg,
                gflops(n, total_ms), e2e.alloc_ms, e2e.h2d_ms, e2e.kernel_ms, e2e.d2h_ms, e2e.free_ms,
                opt.reps, check_name(opt.check), res.rows_checked, tol, pass ? "pass" : "FAIL",
-               step_config ? step_config->name : "", run_smem_bytes(n), dev.smem_per_block_optin, inputs,
+               config ? config->name : "", run_smem_bytes(n, config), dev.smem_per_block_optin, inputs,
                precision_name(judged), res.max_comp_err, avg_comp);
     } else {
         printf("%s: %s\n", program, lesson);
         printf("Device: %s (%d SMs, compute capability %d.%d), n = %d\n", dev.name, dev.sm_count,
                dev.cc_major, dev.cc_minor, n);
-        if (step_config)
+        if (config)
             printf("Configuration: %s (%s), %zu bytes of shared memory per block; the limit is %zu\n",
-                   step_config->name, step_info.config_legend, step_config->smem_bytes, dev.smem_per_block_optin);
+                   config->name, step_info.config_legend, config->smem_bytes, dev.smem_per_block_optin);
         if (e2e.pitch_bytes)
             printf("Pitch: rows of %zu bytes are allocated %zu bytes apart\n",
                    sizeof(float) * (size_t)(e2e.padded_n ? e2e.padded_n : n), e2e.pitch_bytes);

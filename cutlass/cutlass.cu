@@ -157,7 +157,7 @@ static void run_gemm(const struct dev_mats *m)
 /* The configuration the harness chose, in the arithmetic --math chose (TF32 unless told). */
 static void launch(const struct dev_mats *m)
 {
-    (step_math == &maths[MATH_3XTF32] ? fast_f32_run : tf32_run)[step_config->id](m);
+    (step_math == &maths[MATH_3XTF32] ? fast_f32_run : tf32_run)[m->config->id](m);
 }
 
 /* The shared host function of the steps and cuBLAS (common/padded.c) with a tile of 4:

@@ -47,7 +47,7 @@ __global__ static void matmult_kernel(const float *a, size_t lda, const float *b
 static void launch(const struct dev_mats *m)
 {
     /* A 2-D grid of 16 x 16 blocks, one block per tile of C. */
-    const int bx = (m->n + BLOCK_SIZE - 1) / BLOCK_SIZE;
+    const int bx = m->padded / BLOCK_SIZE;
     const dim3 blocks(bx, bx);
     const dim3 threads(BLOCK_SIZE, BLOCK_SIZE);
     matmult_kernel<<<blocks, threads>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, m->n);

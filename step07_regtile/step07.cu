@@ -63,7 +63,7 @@ __global__ static void __launch_bounds__(NUM_THREADS)
 static void launch(const struct dev_mats *m)
 {
     /* A 2-D grid of blocks, one per 128 x 128 tile of C, 256 threads each. */
-    const int bx = (m->n + TILE - 1) / TILE;
+    const int bx = m->padded / TILE;
     const dim3 blocks(bx, bx);
     matmult_kernel<<<blocks, NUM_THREADS>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, m->n);
 }

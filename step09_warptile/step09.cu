@@ -104,7 +104,7 @@ __global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
 template <int BM, int BN, int BK, int WM, int WN, int MIN_BLOCKS>
 static void launch_shape(const struct dev_mats *m)
 {
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     auto kernel = matmult_kernel<BM, BN, BK, WM, WN, MIN_BLOCKS>;
     kernel<<<dim3(padded / BN, padded / BM), 32 * (BM / WM) * (BN / WN)>>>(m->a, m->lda, m->b, m->ldb,
                                                                             m->c, m->ldc, m->n);

@@ -67,8 +67,8 @@ const struct step_info step_info = {
  * 4-float groups, so the 16-byte fragment reads stay aligned and conflict-free. */
 #define SWZ(k, m) ((m) ^ ((((k) >> 2) & 3) << 3))
 
-/* cp.async and its commit and wait (common/cp_async.h, shared with the steps that copy the same way). */
-#include "cp_async.h"
+/* cp.async and its commit and wait (common/device/cp_async.h, shared with the steps that copy the same way). */
+#include "device/cp_async.h"
 
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
 __global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
@@ -160,7 +160,7 @@ template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
 static void launch_shape(const struct dev_mats *m)
 {
     const size_t smem = sizeof(float) * STAGES * BK * (BM + BN);
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     auto kernel = matmult_kernel<BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS>;
     static int opted_in; /* past the default 48 KB a kernel must opt in, once */
     if (smem > 48 * 1024 && !opted_in) {
@@ -173,7 +173,7 @@ static void launch_shape(const struct dev_mats *m)
 
 static void launch(const struct dev_mats *m)
 {
-    switch (step_config->id) {
+    switch (m->config->id) {
     case LARGE_4: launch_shape<LARGE, 4, LMIN_BLOCKS>(m); break;
     case LARGE_3: launch_shape<LARGE, 3, LMIN_BLOCKS>(m); break;
     case LARGE_2: launch_shape<LARGE, 2, LMIN_BLOCKS>(m); break;

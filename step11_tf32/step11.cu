@@ -10,8 +10,8 @@
  *   along k), and both tiles are stored with 16-byte chunks XOR-swizzled so that the
  *   fragment reads hit 32 different banks (see SWZ_A and SWZ_B). */
 #include "step.h"
-#include "cp_async.h"
-#include "tf32_mma.h"
+#include "device/cp_async.h"
+#include "device/tf32_mma.h"
 
 #define BK 32    /* k per tile: one 128-byte row of A per tile row */
 #define TILE 256 /* matrices are padded to a multiple of this: every shape's tiles are whole */
@@ -56,7 +56,7 @@ const struct step_info step_info = {
         " on sm_90: the step",
 };
 
-/* to_tf32, mma_tf32 and ldmatrix_x4: common/tf32_mma.h (shared with step 12). */
+/* to_tf32, mma_tf32 and ldmatrix_x4: common/device/tf32_mma.h (shared with step 12). */
 
 /* Where element (row, k) of A's tile and (k, col) of B's tile live in shared memory.
  * A's tile is BM rows of BK = 32 floats, eight 16-byte chunks per row. A fragment read
@@ -189,7 +189,7 @@ template <int BM, int BN, int WM, int WN, int STAGES, int MIN_BLOCKS>
 static void launch_shape(const struct dev_mats *m)
 {
     const size_t smem = SMEM(BM, BN, STAGES);
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     auto kernel = matmult_kernel<BM, BN, WM, WN, STAGES, MIN_BLOCKS>;
     static int opted_in; /* past the default 48 KB a kernel must opt in, once */
     if (smem > 48 * 1024 && !opted_in) {
@@ -202,7 +202,7 @@ static void launch_shape(const struct dev_mats *m)
 
 static void launch(const struct dev_mats *m)
 {
-    switch (step_config->id) {
+    switch (m->config->id) {
     case LARGE_4: launch_shape<128, 256, 64, 64, 4, 1>(m); break;
     case LARGE_3: launch_shape<128, 256, 64, 64, 3, 1>(m); break;
     case MEDIUM_4: launch_shape<128, 128, 64, 64, 4, 1>(m); break;

@@ -28,8 +28,8 @@
  * end, once, by ldexpf. Matrices whose nonzero values all lie in [2^-50, 2^50) take the
  * fast path, unscaled. */
 #include "step.h"
-#include "cp_async.h"
-#include "tf32_mma.h"
+#include "device/cp_async.h"
+#include "device/tf32_mma.h"
 
 #include <float.h>
 
@@ -366,7 +366,7 @@ template <int BM, int BN, int WM, int WN, int STAGES, int MIN_BLOCKS>
 static void launch_shape(const struct dev_mats *m)
 {
     const size_t smem = SMEM(BM, BN, STAGES);
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     auto kernel = matmult_kernel<BM, BN, WM, WN, STAGES, MIN_BLOCKS>;
     static int opted_in; /* past the default 48 KB a kernel must opt in, once */
     if (smem > 48 * 1024 && !opted_in) {
@@ -384,7 +384,7 @@ static void launch(const struct dev_mats *m)
         CUDA_CHECK(cudaGetSymbolAddress((void **)&flags, scan_flags));
     CUDA_CHECK(cudaMemsetAsync(flags, 0, sizeof scan_flags));
     scan_inputs<<<dim3((m->n + 255) / 256, m->n < 4096 ? m->n : 4096), 256>>>(m->a, m->lda, m->b, m->ldb, m->n);
-    switch (step_config->id) {
+    switch (m->config->id) {
     case MEDIUM_4: launch_shape<128, 128, 32, 64, 4, 1>(m); break;
     case MEDIUM_3: launch_shape<128, 128, 32, 64, 3, 1>(m); break;
     case SMALL_3: launch_shape<64, 128, 32, 64, 3, 2>(m); break;

@@ -10,17 +10,17 @@
  * truncated to TF32, not rounded: every product a little too small, a bias that summing only
  * adds up; versions/step13_v3_truncated.cu is that step.) */
 #include "step.h"
-#include "block_order.h"
-#include "mbarrier.h"
-#include "tma.h"
-#include "wgmma.h"
+#include "device/block_order.h"
+#include "device/mbarrier.h"
+#include "device/tma.h"
+#include "device/wgmma.h"
 
 #define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
 #define BK 32        /* k per stage: 32 floats, one 128-byte row, the swizzle's span */
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 256     /* the padding: BM and every BN divide it */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/block_order.h) */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
 
 /* A stage holds a BM x BK tile of A and a BN x BK tile of Bt; then the barriers, and 1024
  * bytes more to align the tiles as the swizzle needs. */
@@ -143,7 +143,7 @@ __global__ static void __launch_bounds__(THREADS, 1)
             mbarrier_arrive(&empty[(kt - 1) % STAGES]);
     }
     wgmma_wait_group<0>();
-    for (int i = 0; i < BN / 2; i++) /* read only after the wait (common/wgmma.h) */
+    for (int i = 0; i < BN / 2; i++) /* read only after the wait (common/device/wgmma.h) */
         wgmma_fence_operand(&acc[i]);
 
     /* The accumulators' layout (PTX ISA, wgmma's D fragments): warp w of the warpgroup holds
@@ -162,6 +162,13 @@ __global__ static void __launch_bounds__(THREADS, 1)
 template <int BN, int STAGES>
 static void launch_shape(const struct dev_mats *m, const float *bt, int padded)
 {
+    /* What the comments above promise, checked by the compiler for every shape built. */
+    static_assert(BM == 64 * CONSUMERS, "one 64-row wgmma per consumer warpgroup");
+    static_assert(TILE % BM == 0 && TILE % BN == 0, "the padding: BM and BN divide it, so every tile is whole");
+    static_assert(BK * 4 == 128, "a tile row is 128 bytes, the swizzle's span");
+    static_assert((BM * BK * 4) % 1024 == 0 && STAGE_BYTES(BN) % 1024 == 0,
+                  "every tile starts 1024 bytes aligned, as the 128-byte swizzle needs");
+    static_assert(SMEM(BN, STAGES) <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
     static CUtensorMap a_map, bt_map;
     static const float *mapped_a, *mapped_bt;
     static int mapped_n;
@@ -190,7 +197,7 @@ static void launch(const struct dev_mats *m)
 {
     static float *bt;
     static size_t bt_floats;
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     if ((size_t)padded * padded > bt_floats) {
         if (bt)
             CUDA_CHECK(cudaFree(bt));
@@ -198,7 +205,7 @@ static void launch(const struct dev_mats *m)
         bt_floats = (size_t)padded * padded;
     }
     transpose<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, bt, padded);
-    if (step_config->id == WIDE_4)
+    if (m->config->id == WIDE_4)
         launch_shape<256, 4>(m, bt, padded);
     else
         launch_shape<128, 6>(m, bt, padded);

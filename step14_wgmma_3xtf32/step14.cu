@@ -12,18 +12,18 @@
  * or Inf an FP32 GEMM gives there (every such element is NaN or Inf: Inf x 0 is NaN, Inf x b
  * is Inf). The pre-passes are part of the step's time. */
 #include "step.h"
-#include "block_order.h"
-#include "mbarrier.h"
-#include "tma.h"
-#include "tf32_mma.h"
-#include "wgmma.h"
+#include "device/block_order.h"
+#include "device/mbarrier.h"
+#include "device/tma.h"
+#include "device/tf32_mma.h"
+#include "device/wgmma.h"
 
 #define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
 #define BK 32        /* k per stage: 32 floats, one 128-byte row, the swizzle's span */
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 128     /* the padding: BM and every BN divide it */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/block_order.h) */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
 #define FOURTH_PRODUCT_MAX_N 32 /* small x small kept up to this n (tests/short_sums.c) */
 
 /* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt; then the barriers,
@@ -335,6 +335,13 @@ static void encode(CUtensorMap *map, const float *m, int padded, int box_rows)
 template <int BN, int STAGES, bool FOURTH>
 static void launch_shape(const struct dev_mats *m, const float *parts, const int *shifts, int padded)
 {
+    /* What the comments above promise, checked by the compiler for every shape built. */
+    static_assert(BM == 64 * CONSUMERS, "one 64-row wgmma per consumer warpgroup");
+    static_assert(TILE % BM == 0 && TILE % BN == 0, "the padding: BM and BN divide it, so every tile is whole");
+    static_assert(BK * 4 == 128, "a tile row is 128 bytes, the swizzle's span");
+    static_assert(TILE_A % 1024 == 0 && TILE_B(BN) % 1024 == 0,
+                  "every tile starts 1024 bytes aligned, as the 128-byte swizzle needs");
+    static_assert(SMEM(BN, STAGES) <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
     static CUtensorMap maps[4];
     static const float *mapped_parts;
     static int mapped_n;
@@ -362,7 +369,7 @@ static void launch(const struct dev_mats *m)
     static int *shifts; /* the rows' shifts, then the columns' */
     static unsigned *marks; /* columns' largest magnitudes, marked rows, marked columns, any */
     static size_t part_floats;
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     const size_t floats = (size_t)padded * padded;
     if (floats > part_floats) {
         if (parts) {
@@ -383,7 +390,7 @@ static void launch(const struct dev_mats *m)
     split_bt<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, col_max, parts + 2 * floats,
                                                               parts + 3 * floats, shifts + padded, padded);
     const bool fourth = m->n <= FOURTH_PRODUCT_MAX_N;
-    if (step_config->id == WIDE_3)
+    if (m->config->id == WIDE_3)
         fourth ? launch_shape<128, 3, true>(m, parts, shifts, padded) : launch_shape<128, 3, false>(m, parts, shifts, padded);
     else
         fourth ? launch_shape<64, 4, true>(m, parts, shifts, padded) : launch_shape<64, 4, false>(m, parts, shifts, padded);

@@ -1,9 +1,9 @@
-/* Hopper's instructions, one wrapper at a time, on the GPU: the TMA (common/tma.h), the
- * mbarrier (common/mbarrier.h), wgmma and setmaxnreg (common/wgmma.h). One block copies a
+/* Hopper's instructions, one wrapper at a time, on the GPU: the TMA (common/device/tma.h), the
+ * mbarrier (common/device/mbarrier.h), wgmma and setmaxnreg (common/device/wgmma.h). One block copies a
  * 64 x 32 tile of A and an N x 32 tile of Bt (B stored N x K, K-major, as TF32 wgmma wants it)
  * into shared memory with two TMA copies that complete on one mbarrier, multiplies them with
  * four k-steps of wgmma m64nNk8, and writes its accumulators to C through the fragment layout
- * of common/wgmma.h. The inputs are multiples of 1/8 between -2 and 2, exact in TF32, and
+ * of common/device/wgmma.h. The inputs are multiples of 1/8 between -2 and 2, exact in TF32, and
  * every sum is exact in FP32: C must equal the CPU's product bit for bit, whatever the order
  * of the additions. The checks, one TAP line each:
  *   1-3  N = 64, 128, 256: the copy, the 128-byte swizzle as wgmma reads it, the descriptor
@@ -28,9 +28,9 @@
 #include <cuda_runtime.h>
 
 #include "exit_codes.h"
-#include "tma.h"
-#include "mbarrier.h"
-#include "wgmma.h"
+#include "device/tma.h"
+#include "device/mbarrier.h"
+#include "device/wgmma.h"
 #include "tap.h"
 
 #define PROGRAM "hopper_test"

@@ -46,8 +46,8 @@ ok(own is not None and own["A"][(1, 1)] == (5, 0) and own["A"][(9, 1)] == (5, 1)
    and own["B"][(5, 1)] == (5, 1)
    and own["C"][(1, 2)] == (5, 0) and own["C"][(9, 3)] == (5, 3),
    "lane 5 holds A(1, 1) in a0, A(9, 1) in a1, A(9, 5) in a3, B(5, 1) in b1, C(1, 2) in c0 and C(9, 3) in c3")
-# The layout documented in common/tf32_mma.h is the one drawn.
-doc = re.search(r"Lane l holds.*?\n \*\s+a: (.*?)\s+b: (.*?)\n \*\s+d: (.*?)\s*\*/", source("common/tf32_mma.h"))
+# The layout documented in common/device/tf32_mma.h is the one drawn.
+doc = re.search(r"Lane l holds.*?\n \*\s+a: (.*?)\s+b: (.*?)\n \*\s+d: (.*?)\s*\*/", source("common/device/tf32_mma.h"))
 differ = []
 if doc:
     for (name, regs), text in zip((("A", 4), ("B", 2), ("C", 4)), doc.groups()):
@@ -56,7 +56,7 @@ if doc:
         differ += [f"{name}{reg} lane {lane}" for lane in range(32) for reg in range(regs)
                    if len(places) != regs or eval(f"({places[reg]})", {"g": lane // 4, "t": lane % 4})
                    != rule(lane, reg)]
-ok(doc and not differ, "common/tf32_mma.h's documented fragments are the pictures' rules", " ".join(differ[:8]))
+ok(doc and not differ, "common/device/tf32_mma.h's documented fragments are the pictures' rules", " ".join(differ[:8]))
 
 # ---- ldmatrix.x4 on A ----
 got = tp.ldmatrix_x4()
@@ -201,12 +201,12 @@ ok(wrong.deadlock or wrong.errors, "freeing kt % STAGES (the stage just issued) 
    (wrong.deadlock, wrong.errors[:2]))
 
 # ---- step 13's operands and accumulators (tc_wgmma) ----
-wh = source("common/wgmma.h")
+wh = source("common/device/wgmma.h")
 flat_wh = " ".join(re.sub(r"\n \*", " ", wh).split())
 ok("chunk j stored at j ^ (r % 8)" in flat_wh and "const uint64_t stride = (8 * 128) >> 4;" in wh
    and "const uint64_t swizzle_128b = 1;" in wh and s13.count("CU_TENSOR_MAP_SWIZZLE_128B") == 2
    and all(tp.sw128_place(r, j) == j ^ (r % 8) for r in range(16) for j in range(8)),
-   "common/wgmma.h's layout (chunk j of row r at j ^ (r % 8), 1024 bytes per 8 rows, 128-byte swizzle) is "
+   "common/device/wgmma.h's layout (chunk j of row r at j ^ (r % 8), 1024 bytes per 8 rows, 128-byte swizzle) is "
    "the picture's; both of step 13's tensor maps use it")
 ok(s13.count("desc_a + 2 * k8, desc_b + 2 * k8") == len(re.findall(r"wgmma_m64n\d+k8_tf32\(acc", s13)) == 2
    and "for (int k8 = 0; k8 < BK / 8; k8++)" in s13
@@ -233,7 +233,7 @@ ok("stage + consumer * 64 * BK * 4" in s13 and "stage + BM * BK * 4" in s13 and 
 asm = re.findall(r'"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k8\.f32\.tf32\.tf32 .*?\}, %\d+, %\d+, (.*?);', wh,
                  re.S)
 ok(len(asm) == 3 and all(args == "p, 1, 1" for _, args in asm) and "K-major only" in flat_wh,
-   "wgmma's .tf32 forms in common/wgmma.h take only scale-d, scale-a and scale-b: no transpose flags; "
+   "wgmma's .tf32 forms in common/device/wgmma.h take only scale-d, scale-a and scale-b: no transpose flags; "
    "K-major only", asm)
 # transpose: its index expressions, run over a 64 x 64 matrix, write Bt(n, k) = B(k, n).
 tr = {k: re.search(p, s13) for k, p in (
@@ -283,7 +283,7 @@ if doc:
     row_e, col_e = (re.sub(r"(\d) ([a-z(])", r"\1 * \2", e) for e in doc.groups())
     differ = [(w, l, i) for w in range(4) for l in range(32) for i in range(128)
               if (c_int(row_e, w=w, l=l, i=i), c_int(col_e, w=w, l=l, i=i)) != tp.d_element(w, l, i)]
-ok(doc and not differ, "common/wgmma.h's documented accumulator layout is the picture's rule", differ[:4])
+ok(doc and not differ, "common/device/wgmma.h's documented accumulator layout is the picture's rule", differ[:4])
 epi = re.search(r"float \*out = c \+ \(size_t\)\((.*?)\) \* ldc \+ (.*?);", s13)
 stores = re.findall(r"\*\(float2 \*\)\(out \+ (.*?)\) = make_float2\(acc\[(.*?)\], acc\[(.*?)\]\);", s13)
 LD = 1 << 20

@@ -22,9 +22,9 @@
 #include <cuda_runtime.h>
 
 #include "exit_codes.h"
-#include "tma.h"
-#include "mbarrier.h"
-#include "wgmma.h"
+#include "device/tma.h"
+#include "device/mbarrier.h"
+#include "device/wgmma.h"
 #include "tap.h"
 #include "tf32_model.h"
 

@@ -13,8 +13,8 @@
  * it): the step as first written. Fragments read with scalar loads, rounded by cvt.rna; the
  * copies and the main loop as step 10 wrote them. Next: step11_v2_ldmatrix.cu. */
 #include "step.h"
-#include "cp_async.h"
-#include "tf32_mma.h"
+#include "device/cp_async.h"
+#include "device/tf32_mma.h"
 
 #define BK 32    /* k per tile: one 128-byte row of A per tile row */
 #define TILE 256 /* matrices are padded to a multiple of this: every shape's tiles are whole */
@@ -58,7 +58,7 @@ const struct step_info step_info = {
     .change = "step 11 as first written: scalar fragment loads, cvt.rna, step 10's copy loops",
 };
 
-/* mma_tf32: common/tf32_mma.h. The rounding to TF32 as first written: cvt.rna (to nearest,
+/* mma_tf32: common/device/tf32_mma.h. The rounding to TF32 as first written: cvt.rna (to nearest,
  * ties away from zero) on every GPU, though Hopper has cvt.rn in one instruction. */
 __device__ static inline uint32_t round_tf32(float x)
 {
@@ -178,7 +178,7 @@ template <int BM, int BN, int WM, int WN, int STAGES, int MIN_BLOCKS>
 static void launch_shape(const struct dev_mats *m)
 {
     const size_t smem = SMEM(BM, BN, STAGES);
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     auto kernel = matmult_kernel<BM, BN, WM, WN, STAGES, MIN_BLOCKS>;
     static int opted_in; /* past the default 48 KB a kernel must opt in, once */
     if (smem > 48 * 1024 && !opted_in) {
@@ -191,7 +191,7 @@ static void launch_shape(const struct dev_mats *m)
 
 static void launch(const struct dev_mats *m)
 {
-    switch (step_config->id) {
+    switch (m->config->id) {
     case LARGE_4: launch_shape<128, 256, 64, 64, 4, 1>(m); break;
     case LARGE_3: launch_shape<128, 256, 64, 64, 3, 1>(m); break;
     case MEDIUM_4: launch_shape<128, 128, 64, 64, 4, 1>(m); break;

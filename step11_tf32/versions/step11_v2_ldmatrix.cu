@@ -13,8 +13,8 @@
  * it): version 1 with ldmatrix for A's fragments and the rounding to TF32 done by integer
  * add and mask. Next: the step itself, step11_tf32/step11.cu. */
 #include "step.h"
-#include "cp_async.h"
-#include "tf32_mma.h"
+#include "device/cp_async.h"
+#include "device/tf32_mma.h"
 
 #define BK 32    /* k per tile: one 128-byte row of A per tile row */
 #define TILE 256 /* matrices are padded to a multiple of this: every shape's tiles are whole */
@@ -58,7 +58,7 @@ const struct step_info step_info = {
     .change = "ldmatrix for A's fragments, rounding by integer add and mask",
 };
 
-/* mma_tf32 and ldmatrix_x4: common/tf32_mma.h. The rounding to TF32 in integer arithmetic:
+/* mma_tf32 and ldmatrix_x4: common/device/tf32_mma.h. The rounding to TF32 in integer arithmetic:
  * add half of the last bit TF32 keeps, clear the 13 bits it drops (to nearest, ties away
  * from zero, as cvt.rna). A NaN whose mantissa is all ones (CUDA's 0x7fffffff) carries
  * into the sign and becomes -0: the step's cvt.rn keeps it, in one instruction. */
@@ -174,7 +174,7 @@ template <int BM, int BN, int WM, int WN, int STAGES, int MIN_BLOCKS>
 static void launch_shape(const struct dev_mats *m)
 {
     const size_t smem = SMEM(BM, BN, STAGES);
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     auto kernel = matmult_kernel<BM, BN, WM, WN, STAGES, MIN_BLOCKS>;
     static int opted_in; /* past the default 48 KB a kernel must opt in, once */
     if (smem > 48 * 1024 && !opted_in) {
@@ -187,7 +187,7 @@ static void launch_shape(const struct dev_mats *m)
 
 static void launch(const struct dev_mats *m)
 {
-    switch (step_config->id) {
+    switch (m->config->id) {
     case LARGE_4: launch_shape<128, 256, 64, 64, 4, 1>(m); break;
     case LARGE_3: launch_shape<128, 256, 64, 64, 3, 1>(m); break;
     case MEDIUM_4: launch_shape<128, 128, 64, 64, 4, 1>(m); break;

@@ -11,10 +11,10 @@
  * the way; A, read as it is, reaches the tensor core unrounded and the hardware truncates it.
  * The pre-pass is part of the step's time. */
 #include "step.h"
-#include "mbarrier.h"
-#include "tma.h"
-#include "tf32_mma.h"
-#include "wgmma.h"
+#include "device/mbarrier.h"
+#include "device/tma.h"
+#include "device/tf32_mma.h"
+#include "device/wgmma.h"
 
 #define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
 #define BN 256       /* columns of C per block: the widest wgmma, n = 256 */
@@ -145,7 +145,7 @@ static void launch(const struct dev_mats *m)
     static CUtensorMap a_map, bt_map;
     static const float *mapped_a;
     static int mapped_n;
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     if ((size_t)padded * padded > bt_floats) {
         if (bt)
             CUDA_CHECK(cudaFree(bt));

@@ -11,18 +11,18 @@
  * the way; A, read as it is, reaches the tensor core unrounded and the hardware truncates it.
  * The pre-pass is part of the step's time. */
 #include "step.h"
-#include "block_order.h"
-#include "mbarrier.h"
-#include "tma.h"
-#include "tf32_mma.h"
-#include "wgmma.h"
+#include "device/block_order.h"
+#include "device/mbarrier.h"
+#include "device/tma.h"
+#include "device/tf32_mma.h"
+#include "device/wgmma.h"
 
 #define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
 #define BK 32        /* k per stage: 32 floats, one 128-byte row, the swizzle's span */
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 256     /* the padding: BM and every BN divide it */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/block_order.h) */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
 
 /* A stage holds a BM x BK tile of A and a BN x BK tile of Bt; then the barriers, and 1024
  * bytes more to align the tiles as the swizzle needs. */
@@ -190,7 +190,7 @@ static void launch(const struct dev_mats *m)
 {
     static float *bt;
     static size_t bt_floats;
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     if ((size_t)padded * padded > bt_floats) {
         if (bt)
             CUDA_CHECK(cudaFree(bt));
@@ -198,7 +198,7 @@ static void launch(const struct dev_mats *m)
         bt_floats = (size_t)padded * padded;
     }
     transpose_round<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, bt, padded);
-    if (step_config->id == WIDE_4)
+    if (m->config->id == WIDE_4)
         launch_shape<256, 4>(m, bt, padded);
     else
         launch_shape<128, 6>(m, bt, padded);

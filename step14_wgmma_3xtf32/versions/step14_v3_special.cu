@@ -12,11 +12,11 @@
  * or Inf an FP32 GEMM gives there (every such element is NaN or Inf: Inf x 0 is NaN, Inf x b
  * is Inf). The pre-passes are part of the step's time. */
 #include "step.h"
-#include "block_order.h"
-#include "mbarrier.h"
-#include "tma.h"
-#include "tf32_mma.h"
-#include "wgmma.h"
+#include "device/block_order.h"
+#include "device/mbarrier.h"
+#include "device/tma.h"
+#include "device/tf32_mma.h"
+#include "device/wgmma.h"
 
 #define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
 #define BN 128       /* columns of C per block: four tiles per stage must fit three stages */
@@ -25,7 +25,7 @@
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 128     /* the padding */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/block_order.h) */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
 
 /* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt. */
 #define TILE_A (BM * BK * 4)
@@ -311,7 +311,7 @@ static void launch(const struct dev_mats *m)
     static size_t part_floats;
     static CUtensorMap maps[4];
     static int mapped_n;
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     const size_t floats = (size_t)padded * padded;
     if (floats > part_floats) {
         if (parts) {

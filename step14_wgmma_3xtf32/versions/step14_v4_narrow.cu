@@ -13,18 +13,18 @@
  * or Inf an FP32 GEMM gives there (every such element is NaN or Inf: Inf x 0 is NaN, Inf x b
  * is Inf). The pre-passes are part of the step's time. */
 #include "step.h"
-#include "block_order.h"
-#include "mbarrier.h"
-#include "tma.h"
-#include "tf32_mma.h"
-#include "wgmma.h"
+#include "device/block_order.h"
+#include "device/mbarrier.h"
+#include "device/tma.h"
+#include "device/tf32_mma.h"
+#include "device/wgmma.h"
 
 #define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
 #define BK 32        /* k per stage: 32 floats, one 128-byte row, the swizzle's span */
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 128     /* the padding: BM and every BN divide it */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/block_order.h) */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
 
 /* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt; then the barriers,
  * and 1024 bytes more to align the tiles as the swizzle needs. */
@@ -354,7 +354,7 @@ static void launch(const struct dev_mats *m)
     static int *shifts; /* the rows' shifts, then the columns' */
     static unsigned *marks; /* columns' largest magnitudes, marked rows, marked columns, any */
     static size_t part_floats;
-    const int padded = (m->n + TILE - 1) / TILE * TILE;
+    const int padded = m->padded;
     const size_t floats = (size_t)padded * padded;
     if (floats > part_floats) {
         if (parts) {
@@ -374,7 +374,7 @@ static void launch(const struct dev_mats *m)
     split_a<<<padded, 256>>>(m->a, m->lda, parts, parts + floats, shifts, row_special, any_special, padded);
     split_bt<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, col_max, parts + 2 * floats,
                                                               parts + 3 * floats, shifts + padded, padded);
-    if (step_config->id == WIDE_3)
+    if (m->config->id == WIDE_3)
         launch_shape<128, 3>(m, parts, shifts, padded);
     else
         launch_shape<64, 4>(m, parts, shifts, padded);

@@ -2,7 +2,7 @@
  * matrix once (a tensor map: address, sizes, row stride, the box to copy, the shared-memory
  * swizzle), and one thread of a block asks for a box at given coordinates with one
  * instruction; the engine copies it to shared memory, writes zeros where the box reaches
- * past the matrix, and counts the bytes it delivered on an mbarrier (common/mbarrier.h),
+ * past the matrix, and counts the bytes it delivered on an mbarrier (common/device/mbarrier.h),
  * which the threads that need the tile wait on.
  *
  * Host part (C, also includable from a .c file compiled by gcc): tma_encode_2d builds the
@@ -12,7 +12,7 @@
  * Device part (.cu only): the copy, the tensor-map prefetch, and the proxy fence. These
  * instructions exist from compute capability 9.0 on every target (plain sm_90 too, not only
  * sm_90a), so they are guarded by __CUDA_ARCH__ >= 900; older targets compile them to a trap
- * the harness never reaches (step_info.min_cc), as common/cp_async.h does, and the fence to
+ * the harness never reaches (step_info.min_cc), as common/device/cp_async.h does, and the fence to
  * nothing. */
 #ifndef TMA_H
 #define TMA_H
@@ -25,7 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #if CUDART_VERSION < 12000
-#error "common/tma.h needs CUDA 12.0 or newer (tensor maps)"
+#error "common/device/tma.h needs CUDA 12.0 or newer (tensor maps)"
 #endif
 
 /* Describe a rows x cols row-major float matrix (leading dimension ld floats, ld >= cols),
@@ -165,7 +165,7 @@ __device__ static __forceinline__ void prefetch_tensormap(const CUtensorMap *map
  * shared memory through different paths. A thread that wrote shared memory with ordinary
  * stores that the TMA will overwrite, or wgmma will read, runs this fence before the barrier
  * that hands the memory over. (The mbarrier itself the TMA reaches through the generic
- * proxy: its initialisation needs fence_mbarrier_init, common/mbarrier.h, not this.) */
+ * proxy: its initialisation needs fence_mbarrier_init, common/device/mbarrier.h, not this.) */
 __device__ static __forceinline__ void fence_proxy_async_shared_cta(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

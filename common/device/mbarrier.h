@@ -1,4 +1,4 @@
-/* The mbarrier, the shared-memory barrier that TMA copies (common/tma.h) complete on: a
+/* The mbarrier, the shared-memory barrier that TMA copies (common/device/tma.h) complete on: a
  * 64-bit object in shared memory that counts arrivals of threads and, since Hopper, bytes
  * of transactions (the tx-count). A phase completes when the expected number of threads
  * have arrived and every byte announced with expect_tx has landed; the barrier then starts
@@ -14,7 +14,7 @@
  * reaches the instruction as its 32-bit shared-memory address. These instructions exist on
  * every target from compute capability 9.0 (plain sm_90 too), so they are guarded by
  * __CUDA_ARCH__ >= 900; older targets compile them to a trap that the harness never reaches
- * (step_info.min_cc), as common/cp_async.h does, and the fence to nothing. CUDA C, included
+ * (step_info.min_cc), as common/device/cp_async.h does, and the fence to nothing. CUDA C, included
  * by .cu files only. */
 #ifndef MBARRIER_H
 #define MBARRIER_H

@@ -1,7 +1,7 @@
 /* The TF32 tensor-core instructions, step 11's lesson, shared by every step that uses them: rounding
  * to TF32, the mma.sync of one 16 x 8 x 8 piece, and ldmatrix. Inline PTX; from compute
  * capability 8.0 (the sm_75 build compiles them to a trap the harness never reaches, as
- * common/cp_async.h does). CUDA C, included by .cu files only. */
+ * common/device/cp_async.h does). CUDA C, included by .cu files only. */
 #ifndef TF32_MMA_H
 #define TF32_MMA_H
 

@@ -21,7 +21,7 @@
  * thread t of the warpgroup, w = t / 32 its warp, l = t % 32 its lane, holds in d[i]
  *     row = 16 w + l / 4 + 8 ((i / 2) % 2)        col = 8 (i / 4) + 2 (l % 4) + i % 2
  * so each warp owns 16 rows, and d[i], d[i + 1] (i even) are two neighbours in one row: for
- * each 8 columns, a 16 x 8 piece laid out as mma.sync's m16n8 accumulator (common/tf32_mma.h).
+ * each 8 columns, a 16 x 8 piece laid out as mma.sync's m16n8 accumulator (common/device/tf32_mma.h).
  *
  * wgmma and setmaxnreg exist only on sm_90a (the arch-specific target, -gencode
  * arch=compute_90a,code=sm_90a, which defines __CUDA_ARCH_FEAT_SM90_ALL): not on plain sm_90,
@@ -42,7 +42,7 @@
 /* Order this warpgroup's earlier register and shared-memory accesses before the wgmma that
  * follow; needed before the first wgmma and whenever the accumulators (or A in registers)
  * were touched since. Shared memory written by ordinary stores also needs
- * fence_proxy_async_shared_cta (common/tma.h) in the writing threads; memory the TMA wrote
+ * fence_proxy_async_shared_cta (common/device/tma.h) in the writing threads; memory the TMA wrote
  * is ready once its mbarrier phase is seen complete. */
 __device__ static __forceinline__ void wgmma_fence(void)
 {
