@@ -143,118 +143,190 @@ static void print_usage(const char *program, const char *lesson)
            program, program, lesson, SAMPLE_ROWS, FULL_CHECK_MAX_N);
 }
 
+#define MAX_OPTIONS 32
+#define FIRST_LONG_CODE 1000 /* getopt_long's codes for long options: past every character */
+
+/* "--reps" or, for a one-letter option, "-n": as the user wrote it. */
+static const char *spelled(const struct option_spec *s, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s", s->name[1] ? "--" : "-", s->name);
+    return buf;
+}
+
+/* all, or a comma-separated list of names: the flags of those given set, the others cleared. */
+static void take_list(const char *program, const struct option_spec *s, const char *value)
+{
+    char buf[256], flag[64], expected[256] = "";
+    int *on = s->into;
+    if (strlen(value) >= sizeof buf)
+        usage_error(program, "bad %s: too long", spelled(s, flag, sizeof flag));
+    strcpy(buf, value);
+    memset(on, 0, sizeof(int) * s->count);
+    int bad = 1; /* an empty list names nothing */
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int found = strcmp(tok, "all") == 0;
+        for (int i = 0; i < s->count && found; i++)
+            on[i] = 1;
+        for (int i = 0; i < s->count && !found; i++)
+            if (strcmp(tok, s->names[i]) == 0)
+                on[i] = found = 1;
+        if (!found) {
+            bad = 1;
+            break;
+        }
+        bad = 0;
+    }
+    if (bad) {
+        for (int i = 0; i < s->count; i++)
+            snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%s", i ? ", " : "",
+                     s->names[i]);
+        usage_error(program, "bad %s '%s': expected all or a comma-separated list of %s", spelled(s, flag, sizeof flag),
+                    value, expected);
+    }
+}
+
+static void take(const char *program, const struct option_spec *s, const char *value)
+{
+    char flag[64];
+    long v;
+    switch (s->kind) {
+    case OPTION_FLAG:
+        *(int *)s->into = 1;
+        if (s->also)
+            *s->also = 1;
+        break;
+    case OPTION_COUNT:
+        if (parse_long(value, s->min, s->max, &v)) {
+            if (s->max == INT_MAX)
+                usage_error(program, "bad %s '%s': expected a whole number >= %ld", spelled(s, flag, sizeof flag),
+                            value, s->min);
+            usage_error(program, "bad %s '%s': expected a whole number from %ld to %ld", spelled(s, flag, sizeof flag),
+                        value, s->min, s->max);
+        }
+        *(int *)s->into = (int)v;
+        break;
+    case OPTION_SIZE:
+        *(int *)s->into = parse_size(program, value);
+        break;
+    case OPTION_SEED:
+        *(uint64_t *)s->into = parse_seed(program, value);
+        break;
+    case OPTION_CHECK:
+        *(enum check_mode *)s->into = parse_check_mode(program, value);
+        break;
+    case OPTION_DIST:
+        *(enum input_dist *)s->into = parse_dist(program, value);
+        break;
+    case OPTION_TEXT:
+        if (!*value)
+            usage_error(program, "bad %s '': expected %s", spelled(s, flag, sizeof flag), s->expected);
+        *(const char **)s->into = value;
+        break;
+    case OPTION_LIST:
+        take_list(program, s, value);
+        break;
+    case OPTION_CUSTOM:
+        s->custom(program, value, s->into);
+        break;
+    }
+    if (s->given)
+        *s->given = 1;
+}
+
+void parse_options(const char *program, int argc, char **argv, const struct option_spec *specs,
+                   void (*help)(const void *), const void *help_arg)
+{
+    struct option longopts[MAX_OPTIONS + 2];
+    char shorts[2 * MAX_OPTIONS + 4] = ":h";
+    int count = 0, nlong = 0;
+    for (; specs[count].name; count++) {
+        if (count == MAX_OPTIONS) {
+            fprintf(stderr, "%s: more than %d options: raise MAX_OPTIONS in common/args.c\n", program, MAX_OPTIONS);
+            exit(EXIT_USAGE);
+        }
+        const int value = specs[count].kind != OPTION_FLAG;
+        if (specs[count].name[1] == '\0') { /* -n */
+            size_t len = strlen(shorts);
+            shorts[len] = specs[count].name[0];
+            shorts[len + 1] = value ? ':' : '\0';
+            shorts[len + 2] = '\0';
+        } else {
+            longopts[nlong++] = (struct option){specs[count].name, value ? required_argument : no_argument, NULL,
+                                                FIRST_LONG_CODE + count};
+        }
+    }
+    const int help_code = FIRST_LONG_CODE + MAX_OPTIONS;
+    longopts[nlong++] = (struct option){"help", no_argument, NULL, help_code};
+    longopts[nlong] = (struct option){NULL, 0, NULL, 0};
+    opterr = 0; /* our own one-line messages instead of getopt's */
+    optind = 1;
+    for (;;) {
+        const int c = getopt_long(argc, argv, shorts, longopts, NULL);
+        if (c == -1)
+            break;
+        if (c == 'h' || c == help_code) {
+            help(help_arg);
+            exit(EXIT_PASS);
+        }
+        const struct option_spec *s = NULL;
+        if (c >= FIRST_LONG_CODE && c < FIRST_LONG_CODE + count)
+            s = &specs[c - FIRST_LONG_CODE];
+        for (int i = 0; !s && c != ':' && c != '?' && i < count; i++)
+            if (specs[i].name[1] == '\0' && specs[i].name[0] == c)
+                s = &specs[i];
+        if (!s)
+            option_error(program, c, argv, FIRST_LONG_CODE);
+        take(program, s, optarg);
+    }
+    if (optind < argc)
+        usage_error(program, "unexpected argument '%s'", argv[optind]);
+}
+
+static void judge_class(const char *program, const char *value, void *into)
+{
+    if (strcmp(value, "fp32") == 0)
+        *(int *)into = PRECISION_FP32;
+    else if (strcmp(value, "tf32") == 0)
+        *(int *)into = PRECISION_TF32;
+    else
+        usage_error(program, "bad --judge '%s': expected fp32 or tf32", value);
+}
+
+static void step_help(const void *arg)
+{
+    const char *const *program_lesson = arg;
+    print_usage(program_lesson[0], program_lesson[1]);
+}
+
 void parse_args(const char *program, const char *lesson, int argc, char **argv,
                 struct options *opt)
 {
-    enum { OPT_REPS = 1000, OPT_SEED, OPT_CHECK, OPT_CSV, OPT_CSV_HEADER, OPT_BREAKDOWN,
-           OPT_SAVE, OPT_CONFIG, OPT_GPU_CHECK, OPT_DESCRIBE, OPT_DIST, OPT_LOAD, OPT_MATH, OPT_JUDGE, OPT_HELP };
-    static const struct option longopts[] = {
-        {"reps", required_argument, NULL, OPT_REPS},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"check", required_argument, NULL, OPT_CHECK},
-        {"csv", no_argument, NULL, OPT_CSV},
-        {"csv-header", no_argument, NULL, OPT_CSV_HEADER},
-        {"breakdown", no_argument, NULL, OPT_BREAKDOWN},
-        {"save", required_argument, NULL, OPT_SAVE},
-        {"config", required_argument, NULL, OPT_CONFIG},
-        {"gpu-check", no_argument, NULL, OPT_GPU_CHECK},
-        {"describe", no_argument, NULL, OPT_DESCRIBE},
-        {"dist", required_argument, NULL, OPT_DIST},
-        {"load", required_argument, NULL, OPT_LOAD},
-        {"math", required_argument, NULL, OPT_MATH},
-        {"judge", required_argument, NULL, OPT_JUDGE},
-        {"help", no_argument, NULL, OPT_HELP},
-        {NULL, 0, NULL, 0},
-    };
     int dist_given = 0;
-    long v;
-
     memset(opt, 0, sizeof *opt);
     opt->n = 1000;
     opt->reps = 10;
     opt->judge = -1;
-    opterr = 0; /* our own one-line messages instead of getopt's */
-    optind = 1;
-
-    for (;;) {
-        int c = getopt_long(argc, argv, ":n:h", longopts, NULL);
-        if (c == -1)
-            break;
-        switch (c) {
-        case 'n':
-            opt->n = parse_size(program, optarg);
-            opt->n_given = 1;
-            break;
-        case OPT_REPS:
-            if (parse_long(optarg, 1, 1000000, &v))
-                usage_error(program, "bad --reps '%s': expected a whole number from 1 to 1000000",
-                            optarg);
-            opt->reps = (int)v;
-            break;
-        case OPT_SEED:
-            opt->seed = parse_seed(program, optarg);
-            break;
-        case OPT_CHECK:
-            opt->check = parse_check_mode(program, optarg);
-            opt->check_given = 1;
-            break;
-        case OPT_CSV:
-            opt->csv = 1;
-            break;
-        case OPT_CSV_HEADER:
-            opt->csv = opt->csv_header = 1;
-            break;
-        case OPT_BREAKDOWN:
-            opt->breakdown = 1;
-            break;
-        case OPT_SAVE:
-            if (!*optarg)
-                usage_error(program, "bad --save '': expected a directory");
-            opt->save_dir = optarg;
-            break;
-        case OPT_CONFIG:
-            if (!*optarg)
-                usage_error(program, "bad --config '': expected a configuration's name");
-            opt->config = optarg;
-            break;
-        case OPT_GPU_CHECK:
-            opt->gpu_check = 1;
-            break;
-        case OPT_DESCRIBE:
-            opt->describe = 1;
-            break;
-        case OPT_DIST:
-            opt->dist = parse_dist(program, optarg);
-            dist_given = 1;
-            break;
-        case OPT_LOAD:
-            if (!*optarg)
-                usage_error(program, "bad --load '': expected a directory holding a.npy and b.npy");
-            opt->load_dir = optarg;
-            break;
-        case OPT_MATH:
-            if (!*optarg)
-                usage_error(program, "bad --math '': expected an arithmetic's name");
-            opt->math = optarg;
-            break;
-        case OPT_JUDGE:
-            if (strcmp(optarg, "fp32") == 0)
-                opt->judge = PRECISION_FP32;
-            else if (strcmp(optarg, "tf32") == 0)
-                opt->judge = PRECISION_TF32;
-            else
-                usage_error(program, "bad --judge '%s': expected fp32 or tf32", optarg);
-            break;
-        case 'h':
-        case OPT_HELP:
-            print_usage(program, lesson);
-            exit(EXIT_PASS);
-        default:
-            option_error(program, c, argv, OPT_REPS);
-        }
-    }
-    if (optind < argc)
-        usage_error(program, "unexpected argument '%s'", argv[optind]);
+    const struct option_spec specs[] = {
+        {.name = "n", .kind = OPTION_SIZE, .into = &opt->n, .given = &opt->n_given},
+        {.name = "reps", .kind = OPTION_COUNT, .into = &opt->reps, .min = 1, .max = 1000000},
+        {.name = "seed", .kind = OPTION_SEED, .into = &opt->seed},
+        {.name = "check", .kind = OPTION_CHECK, .into = &opt->check, .given = &opt->check_given},
+        {.name = "csv", .kind = OPTION_FLAG, .into = &opt->csv},
+        {.name = "csv-header", .kind = OPTION_FLAG, .into = &opt->csv_header, .also = &opt->csv},
+        {.name = "breakdown", .kind = OPTION_FLAG, .into = &opt->breakdown},
+        {.name = "save", .kind = OPTION_TEXT, .into = &opt->save_dir, .expected = "a directory"},
+        {.name = "config", .kind = OPTION_TEXT, .into = &opt->config, .expected = "a configuration's name"},
+        {.name = "gpu-check", .kind = OPTION_FLAG, .into = &opt->gpu_check},
+        {.name = "describe", .kind = OPTION_FLAG, .into = &opt->describe},
+        {.name = "dist", .kind = OPTION_DIST, .into = &opt->dist, .given = &dist_given},
+        {.name = "load", .kind = OPTION_TEXT, .into = &opt->load_dir,
+         .expected = "a directory holding a.npy and b.npy"},
+        {.name = "math", .kind = OPTION_TEXT, .into = &opt->math, .expected = "an arithmetic's name"},
+        {.name = "judge", .kind = OPTION_CUSTOM, .into = &opt->judge, .custom = judge_class},
+        {.name = NULL},
+    };
+    const char *const program_lesson[2] = {program, lesson};
+    parse_options(program, argc, argv, specs, step_help, program_lesson);
     if (opt->load_dir && dist_given)
         usage_error(program, "--dist and --load: loaded inputs have no distribution to choose");
     if (!opt->check_given)

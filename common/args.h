@@ -33,8 +33,38 @@ struct options {
  * of rows (the full check is O(n^3) on the CPU). */
 #define FULL_CHECK_MAX_N 2048
 
-/* Parse argv. --help prints the usage and exits 0; anything wrong prints one line
- * on stderr and exits 2 (EXIT_USAGE). */
+/* The one option parser. A program (every step through parse_args below, cpu_gemm,
+ * transpose) lists its options in a table, ended by {NULL}; parse_options reads argv against
+ * it: -h and --help call help and exit 0; an unknown option, a missing or bad value, a stray
+ * argument: one line on stderr, exit 2 (EXIT_USAGE). Each option's value goes where its
+ * entry says, checked as its kind says. */
+enum option_kind {
+    OPTION_FLAG,   /* no value: *(int *)into = 1 (and *(int *)also = 1, where also is set) */
+    OPTION_COUNT,  /* a whole number in [min, max] into an int */
+    OPTION_SIZE,   /* -n: a whole number >= 1 into an int ("bad size -n") */
+    OPTION_SEED,   /* a whole number >= 0 into a uint64_t */
+    OPTION_CHECK,  /* full, sample or none into an enum check_mode */
+    OPTION_DIST,   /* an input distribution's name into an enum input_dist */
+    OPTION_TEXT,   /* a non-empty string into a const char * (expected: what it names) */
+    OPTION_LIST,   /* all, or names from names[count] separated by commas: int flags into[count] */
+    OPTION_CUSTOM, /* custom(program, value, into) checks it and stores it, or exits */
+};
+struct option_spec {
+    const char *name; /* "reps" for --reps; a one-letter name is a short option, -n */
+    enum option_kind kind;
+    void *into;
+    int *given;       /* set to 1 when the option is on the command line; NULL: not wanted */
+    long min, max;    /* OPTION_COUNT's range */
+    const char *expected; /* OPTION_TEXT: "a directory"; OPTION_COUNT: "" for the range's words */
+    const char *const *names; /* OPTION_LIST's names, count of them */
+    int count;
+    int *also;        /* OPTION_FLAG: a second flag it sets (--csv-header sets --csv) */
+    void (*custom)(const char *program, const char *value, void *into);
+};
+void parse_options(const char *program, int argc, char **argv, const struct option_spec *specs,
+                   void (*help)(const void *), const void *help_arg);
+
+/* The step programs' options (struct options), through parse_options. */
 void parse_args(const char *program, const char *lesson, int argc, char **argv,
                 struct options *opt);
 

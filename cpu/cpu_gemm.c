@@ -9,7 +9,6 @@
 #include "variants.h"
 
 #include <float.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,43 +81,49 @@ static void usage(void)
            LONG_RUN_MS / 1e3, REPS_BUDGET_MS / 1e3, FULL_CHECK_MAX_N);
 }
 
-static int parse_variants(const char *text, int *on)
+/* -n, repeated: one more size. */
+static void add_size(const char *program, const char *value, void *into)
 {
-    char buf[256];
-    if (strlen(text) >= sizeof buf)
-        return -1;
-    strcpy(buf, text);
-    memset(on, 0, sizeof(int) * NUM_VARIANTS);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (strcmp(tok, "all") == 0) {
-            for (int v = 0; v < NUM_VARIANTS; v++)
-                on[v] = 1;
-            continue;
-        }
-        int found = 0;
-        for (int v = 0; v < NUM_VARIANTS; v++)
-            if (strcmp(tok, variant_names[v]) == 0)
-                on[v] = found = 1;
-        if (!found)
-            return -1;
+    struct cpu_options *o = into;
+    if (o->nsizes == MAX_SIZES)
+        usage_error(program, "at most %d sizes", MAX_SIZES);
+    o->sizes[o->nsizes++] = parse_size(program, value);
+}
+
+/* --block B: the blocked variants' tile, a multiple of 8 (one AVX2 vector of floats). */
+static void take_block(const char *program, const char *value, void *into)
+{
+    long v;
+    if (parse_long(value, 8, 1 << 20, &v) || v % 8)
+        usage_error(program, "bad --block '%s': expected a multiple of 8, at least 8", value);
+    *(int *)into = (int)v;
+}
+
+/* --isa auto|avx2|avx512: the packed micro-kernel; one this CPU lacks is exit 4. */
+static void take_isa(const char *program, const char *value, void *into)
+{
+    (void)into;
+    if (strcmp(value, "avx2") == 0)
+        packed_force_isa(ISA_AVX2);
+    else if (strcmp(value, "avx512") == 0)
+        packed_force_isa(ISA_AVX512);
+    else if (strcmp(value, "auto") != 0)
+        usage_error(program, "bad --isa '%s': expected auto, avx2 or avx512", value);
+    if (strcmp(value, "auto") != 0 && ((strcmp(value, "avx512") == 0 && cpu_isa() != ISA_AVX512) ||
+                                       cpu_isa() == ISA_NONE)) {
+        fprintf(stderr, "%s: --isa %s: this CPU does not have it\n", program, value);
+        exit(EXIT_NO_FEATURE);
     }
-    return 0;
+}
+
+static void help(const void *unused)
+{
+    (void)unused;
+    usage();
 }
 
 static void parse(int argc, char **argv, struct cpu_options *o, int *features)
 {
-    enum { OPT_VARIANT = 1000, OPT_THREADS, OPT_BLOCK, OPT_ISA, OPT_REPS, OPT_SEED, OPT_CHECK, OPT_CSV,
-           OPT_CSV_HEADER, OPT_FEATURES, OPT_DIST, OPT_LOAD, OPT_HELP };
-    static const struct option longopts[] = {
-        {"variant", required_argument, NULL, OPT_VARIANT}, {"threads", required_argument, NULL, OPT_THREADS},
-        {"block", required_argument, NULL, OPT_BLOCK},     {"isa", required_argument, NULL, OPT_ISA},
-        {"reps", required_argument, NULL, OPT_REPS},       {"seed", required_argument, NULL, OPT_SEED},
-        {"check", required_argument, NULL, OPT_CHECK},     {"csv", no_argument, NULL, OPT_CSV},
-        {"csv-header", no_argument, NULL, OPT_CSV_HEADER}, {"features", no_argument, NULL, OPT_FEATURES},
-        {"dist", required_argument, NULL, OPT_DIST},       {"load", required_argument, NULL, OPT_LOAD},
-        {"help", no_argument, NULL, OPT_HELP},             {NULL, 0, NULL, 0},
-    };
-    long v;
     int dist_given = 0;
     memset(o, 0, sizeof *o);
     for (int i = 0; i < NUM_VARIANTS; i++)
@@ -126,86 +131,24 @@ static void parse(int argc, char **argv, struct cpu_options *o, int *features)
     o->threads = 1;
     o->block = 64;
     o->reps = 5;
-    opterr = 0;
-    for (;;) {
-        int c = getopt_long(argc, argv, ":n:h", longopts, NULL);
-        if (c == -1)
-            break;
-        switch (c) {
-        case 'n':
-            if (o->nsizes == MAX_SIZES)
-                usage_error(PROGRAM, "at most %d sizes", MAX_SIZES);
-            o->sizes[o->nsizes++] = parse_size(PROGRAM, optarg);
-            break;
-        case OPT_VARIANT:
-            if (parse_variants(optarg, o->variants))
-                usage_error(PROGRAM, "bad --variant '%s': expected all or a comma-separated list of "
-                            "baseline, avx, avx_blocked, avx_blocked_bt, packed, packed_omp, openblas", optarg);
-            o->explicit_variants = 1;
-            break;
-        case OPT_THREADS:
-            if (parse_long(optarg, 1, 1024, &v))
-                usage_error(PROGRAM, "bad --threads '%s': expected a whole number from 1 to 1024", optarg);
-            o->threads = (int)v;
-            break;
-        case OPT_BLOCK:
-            if (parse_long(optarg, 8, 1 << 20, &v) || v % 8)
-                usage_error(PROGRAM, "bad --block '%s': expected a multiple of 8, at least 8", optarg);
-            o->block = (int)v;
-            break;
-        case OPT_ISA:
-            if (strcmp(optarg, "avx2") == 0)
-                packed_force_isa(ISA_AVX2);
-            else if (strcmp(optarg, "avx512") == 0)
-                packed_force_isa(ISA_AVX512);
-            else if (strcmp(optarg, "auto") != 0)
-                usage_error(PROGRAM, "bad --isa '%s': expected auto, avx2 or avx512", optarg);
-            if (strcmp(optarg, "auto") != 0 && ((strcmp(optarg, "avx512") == 0 && cpu_isa() != ISA_AVX512) ||
-                                                cpu_isa() == ISA_NONE)) {
-                fprintf(stderr, PROGRAM ": --isa %s: this CPU does not have it\n", optarg);
-                exit(EXIT_NO_FEATURE);
-            }
-            break;
-        case OPT_REPS:
-            if (parse_long(optarg, 1, 100000, &v))
-                usage_error(PROGRAM, "bad --reps '%s': expected a whole number from 1 to 100000", optarg);
-            o->reps = (int)v;
-            break;
-        case OPT_SEED:
-            o->seed = parse_seed(PROGRAM, optarg);
-            break;
-        case OPT_CHECK:
-            o->check = parse_check_mode(PROGRAM, optarg);
-            o->check_given = 1;
-            break;
-        case OPT_CSV:
-            o->csv = 1;
-            break;
-        case OPT_CSV_HEADER:
-            o->csv = o->csv_header = 1;
-            break;
-        case OPT_FEATURES:
-            *features = 1;
-            break;
-        case OPT_DIST:
-            o->dist = parse_dist(PROGRAM, optarg);
-            dist_given = 1;
-            break;
-        case OPT_LOAD:
-            if (!*optarg)
-                usage_error(PROGRAM, "bad --load '': expected a directory holding a.npy and b.npy");
-            o->load_dir = optarg;
-            break;
-        case 'h':
-        case OPT_HELP:
-            usage();
-            exit(EXIT_PASS);
-        default:
-            option_error(PROGRAM, c, argv, OPT_VARIANT);
-        }
-    }
-    if (optind < argc)
-        usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
+    const struct option_spec specs[] = {
+        {.name = "n", .kind = OPTION_CUSTOM, .into = o, .custom = add_size},
+        {.name = "variant", .kind = OPTION_LIST, .into = o->variants, .given = &o->explicit_variants,
+         .names = variant_names, .count = NUM_VARIANTS},
+        {.name = "threads", .kind = OPTION_COUNT, .into = &o->threads, .min = 1, .max = 1024},
+        {.name = "block", .kind = OPTION_CUSTOM, .into = &o->block, .custom = take_block},
+        {.name = "isa", .kind = OPTION_CUSTOM, .custom = take_isa},
+        {.name = "reps", .kind = OPTION_COUNT, .into = &o->reps, .min = 1, .max = 100000},
+        {.name = "seed", .kind = OPTION_SEED, .into = &o->seed},
+        {.name = "check", .kind = OPTION_CHECK, .into = &o->check, .given = &o->check_given},
+        {.name = "csv", .kind = OPTION_FLAG, .into = &o->csv},
+        {.name = "csv-header", .kind = OPTION_FLAG, .into = &o->csv_header, .also = &o->csv},
+        {.name = "features", .kind = OPTION_FLAG, .into = features},
+        {.name = "dist", .kind = OPTION_DIST, .into = &o->dist, .given = &dist_given},
+        {.name = "load", .kind = OPTION_TEXT, .into = &o->load_dir, .expected = "a directory holding a.npy and b.npy"},
+        {.name = NULL},
+    };
+    parse_options(PROGRAM, argc, argv, specs, help, NULL);
     if (o->load_dir && dist_given)
         usage_error(PROGRAM, "--dist and --load: loaded inputs have no distribution to choose");
     if (o->load_dir && o->nsizes > 1)

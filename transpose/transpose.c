@@ -8,7 +8,6 @@
 #include "timing.h"
 #include "transpose.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,78 +58,32 @@ static void usage(void)
            "in the binary, 7 any other CUDA error (the README's table of exit codes).\n");
 }
 
+static void help(const void *unused)
+{
+    (void)unused;
+    usage();
+}
+
 static void parse(int argc, char **argv, struct topts *o)
 {
-    enum { OPT_ROWS = 1000, OPT_COLS, OPT_ITERS, OPT_VARIANT, OPT_SEED, OPT_CSV, OPT_CSV_HEADER, OPT_HELP };
-    static const struct option longopts[] = {
-        {"rows", required_argument, NULL, OPT_ROWS},       {"cols", required_argument, NULL, OPT_COLS},
-        {"iters", required_argument, NULL, OPT_ITERS},     {"variant", required_argument, NULL, OPT_VARIANT},
-        {"seed", required_argument, NULL, OPT_SEED},       {"csv", no_argument, NULL, OPT_CSV},
-        {"csv-header", no_argument, NULL, OPT_CSV_HEADER}, {"help", no_argument, NULL, OPT_HELP},
-        {NULL, 0, NULL, 0},
-    };
-    long v;
     memset(o, 0, sizeof *o);
     o->rows = 1536;
     o->cols = 2048;
     o->iters = 20;
     for (int i = 0; i < T_NUM; i++)
         o->on[i] = 1;
-    opterr = 0;
-    for (;;) {
-        int c = getopt_long(argc, argv, ":h", longopts, NULL);
-        if (c == -1)
-            break;
-        switch (c) {
-        case OPT_ROWS:
-        case OPT_COLS:
-            if (parse_long(optarg, 1, INT_MAX, &v))
-                usage_error(PROGRAM, "bad %s '%s': expected a whole number >= 1", c == OPT_ROWS ? "--rows" : "--cols",
-                            optarg);
-            *(c == OPT_ROWS ? &o->rows : &o->cols) = (int)v;
-            break;
-        case OPT_ITERS:
-            if (parse_long(optarg, 1, 100000, &v))
-                usage_error(PROGRAM, "bad --iters '%s': expected a whole number from 1 to 100000", optarg);
-            o->iters = (int)v;
-            break;
-        case OPT_VARIANT: {
-            char buf[256];
-            if (strlen(optarg) >= sizeof buf)
-                usage_error(PROGRAM, "bad --variant: too long");
-            strcpy(buf, optarg);
-            memset(o->on, 0, sizeof o->on);
-            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-                int found = 0;
-                for (int i = 0; i < T_NUM; i++)
-                    if (strcmp(tok, "all") == 0 || strcmp(tok, names[i]) == 0)
-                        o->on[i] = found = 1;
-                if (!found)
-                    usage_error(PROGRAM, "bad --variant '%s': expected all or a comma-separated list of cpu, "
-                                "cpu_blocked, naive, shared, shared_padded, tiled32x8, copy, copy_kernel", tok);
-            }
-            o->explicit_variants = 1;
-            break;
-        }
-        case OPT_SEED:
-            o->seed = parse_seed(PROGRAM, optarg);
-            break;
-        case OPT_CSV:
-            o->csv = 1;
-            break;
-        case OPT_CSV_HEADER:
-            o->csv = o->csv_header = 1;
-            break;
-        case 'h':
-        case OPT_HELP:
-            usage();
-            exit(EXIT_PASS);
-        default:
-            option_error(PROGRAM, c, argv, OPT_ROWS);
-        }
-    }
-    if (optind < argc)
-        usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
+    const struct option_spec specs[] = {
+        {.name = "rows", .kind = OPTION_COUNT, .into = &o->rows, .min = 1, .max = INT_MAX},
+        {.name = "cols", .kind = OPTION_COUNT, .into = &o->cols, .min = 1, .max = INT_MAX},
+        {.name = "iters", .kind = OPTION_COUNT, .into = &o->iters, .min = 1, .max = 100000},
+        {.name = "variant", .kind = OPTION_LIST, .into = o->on, .given = &o->explicit_variants, .names = names,
+         .count = T_NUM},
+        {.name = "seed", .kind = OPTION_SEED, .into = &o->seed},
+        {.name = "csv", .kind = OPTION_FLAG, .into = &o->csv},
+        {.name = "csv-header", .kind = OPTION_FLAG, .into = &o->csv_header, .also = &o->csv},
+        {.name = NULL},
+    };
+    parse_options(PROGRAM, argc, argv, specs, help, NULL);
 }
 
 static int is_gpu(int v)
