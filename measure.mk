@@ -57,7 +57,7 @@ PLOT_PYTHON = $(shell python3 -c 'import matplotlib' 2>/dev/null && echo python3
 plots: plots-env
 	python3 scripts/ladder.py record
 	$(PLOT_PYTHON) plots/charts.py
-	$(PLOT_PYTHON) plots/tensor_pictures.py
+	$(PLOT_PYTHON) plots/tensor_pictures.py   # every step's pictures.py
 	python3 scripts/readme_tables.py
 plots-env:
 	@python3 -c 'import matplotlib' 2>/dev/null || $(MAKE) --no-print-directory .venv/installed

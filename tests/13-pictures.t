@@ -1,5 +1,5 @@
 #!/usr/bin/env perl
-# The tensor-core pictures (plots/tensor_pictures.py): their rules checked against the
+# The tensor-core pictures (each step's pictures.py): their rules checked against the
 # kernels' sources, their facts, and the same bytes on every run. With python3 if it has
 # matplotlib, else the local .venv that `make plots-env` makes; skipped (with the reason)
 # where neither has it.

@@ -1,7 +1,7 @@
-"""The tensor-core pictures (plots/tensor_pictures.py): the rules they are drawn from agree
-with the kernels' sources and give the facts the chapter states (fragment owners, what
-ldmatrix delivers, bank conflicts with and without the swizzles, the 3xTF32 split), and a
-wrong rule is told apart; drawn twice, every file is the same byte for byte. TAP output
+"""The tensor-core pictures (each step's pictures.py, drawn by plots/tensor_pictures.py): the
+rules they are drawn from agree with the kernels' sources and give the facts the chapter
+states (fragment owners, what ldmatrix delivers, bank conflicts with and without the
+swizzles, the 3xTF32 split), and a wrong rule is told apart; drawn twice, every file is the same byte for byte. TAP output
 (tests/13-pictures.t)."""
 import os
 import re
@@ -19,7 +19,12 @@ try:
     import matplotlib  # noqa: F401
 except ImportError as err:
     skip_all(f"matplotlib cannot be imported by {sys.executable} ({err}); make plots-env installs it")
-import tensor_pictures as tp  # noqa: E402
+import tensor_pictures  # noqa: E402  the runner, which finds each step's pictures.py
+
+# Each step's pictures and their rules, from its own folder.
+STEP_PICTURES = dict(tensor_pictures.step_pictures())
+p11, p12, p13, p14 = (STEP_PICTURES[f] for f in ("step11_tf32", "step12_3xtf32", "step13_wgmma_tf32",
+                                                  "step14_wgmma_3xtf32"))
 
 NAMES = ("tc_fragments", "tc_ldmatrix", "tc_swizzle", "tc_split", "tc_pipeline", "tc_wgmma", "tc_budget")
 
@@ -32,12 +37,12 @@ def macro(text, name):
     """A C macro of the sources as a Python function: its body is only ( ) * + >> << ^ &,
     which Python reads with C's meaning and precedence."""
     m = re.search(rf"#define {name}\(([^)]*)\) (.*)", text)
-    return eval(f"lambda {m.group(1)}: {m.group(2)}", {"BK": tp.BK}) if m else None
+    return eval(f"lambda {m.group(1)}: {m.group(2)}", {"BK": p11.BK}) if m else None
 
 
 # ---- mma.sync.m16n8k8 fragments ----
 try:
-    own = {name: tp.owners(name) for name in ("A", "B", "C")}
+    own = {name: p11.owners(name) for name in ("A", "B", "C")}
     ok(True, "each operand's rule gives every element to exactly one lane and register")
 except ValueError as err:
     own = None
@@ -52,20 +57,20 @@ differ = []
 if doc:
     for (name, regs), text in zip((("A", 4), ("B", 2), ("C", 4)), doc.groups()):
         places = re.findall(r"\(([^)]*)\)", re.sub(r"(\d)([gt])", r"\1*\2", text))
-        rule = tp.FRAGMENTS[name][3]
+        rule = p11.FRAGMENTS[name][3]
         differ += [f"{name}{reg} lane {lane}" for lane in range(32) for reg in range(regs)
                    if len(places) != regs or eval(f"({places[reg]})", {"g": lane // 4, "t": lane % 4})
                    != rule(lane, reg)]
 ok(doc and not differ, "common/device/tf32_mma.h's documented fragments are the pictures' rules", " ".join(differ[:8]))
 
 # ---- ldmatrix.x4 on A ----
-got = tp.ldmatrix_x4()
-ok(all(got[lane][j][:2] == tp.a_element(lane, j) for lane in range(32) for j in range(4)),
+got = p11.ldmatrix_x4()
+ok(all(got[lane][j][:2] == p11.a_element(lane, j) for lane in range(32) for j in range(4)),
    "ldmatrix.x4 with step 11/12's row addresses delivers the mma's a0..a3 to every lane")
 ok(got[5][0] == (1, 1, 1) and got[5][1] == (9, 1, 9) and got[5][3] == (9, 5, 25),
    "lane 5's a0 is A(1, 1), from the row whose address lane 1 gives; its a3 A(9, 5), via lane 25", got[5])
-swapped = tp.ldmatrix_x4(lambda lane: ((lane >> 4) * 8 + (lane & 7), (lane >> 3 & 1) * 4))
-ok(any(swapped[lane][j][:2] != tp.a_element(lane, j) for lane in range(32) for j in range(4)),
+swapped = p11.ldmatrix_x4(lambda lane: ((lane >> 4) * 8 + (lane & 7), (lane >> 3 & 1) * 4))
+ok(any(swapped[lane][j][:2] != p11.a_element(lane, j) for lane in range(32) for j in range(4)),
    "... and addresses with matrices 1 and 2 swapped do not (the check can fail)")
 s11, s12 = source("step11_tf32/step11.cu"), source("step12_3xtf32/step12.cu")
 ok("a_row = wrow + (lane >> 3 & 1) * 8 + (lane & 7)" in s11 and "8 * q + (lane >> 4) * 4" in s11
@@ -73,42 +78,42 @@ ok("a_row = wrow + (lane >> 3 & 1) * 8 + (lane & 7)" in s11 and "8 * q + (lane >
    "steps 11 and 12 compute the ldmatrix row addresses the picture uses")
 
 # ---- the swizzles and the banks ----
-ok(all(re.search(r"#define BK (\d+)", s).group(1) == str(tp.BK) for s in (s11, s12)), "BK is the sources' BK")
+ok(all(re.search(r"#define BK (\d+)", s).group(1) == str(p11.BK) for s in (s11, s12)), "BK is the sources' BK")
 mismatch = []
 for path, text in (("step11", s11), ("step12", s12)):
     a, b = macro(text, "SWZ_A"), macro(text, "SWZ_B")
     if a is None or b is None:
         mismatch.append(f"{path}: no SWZ_A or SWZ_B")
         continue
-    mismatch += [f"{path} SWZ_A({r}, {k})" for r in range(64) for k in range(tp.BK) if a(r, k) != tp.swz_a(r, k)]
-    mismatch += [f"{path} SWZ_B({k}, {c}, {bn})" for bn in (128, 256) for k in range(tp.BK) for c in range(bn)
-                 if b(k, c, bn) != tp.swz_b(k, c, bn)]
+    mismatch += [f"{path} SWZ_A({r}, {k})" for r in range(64) for k in range(p11.BK) if a(r, k) != p11.swz_a(r, k)]
+    mismatch += [f"{path} SWZ_B({k}, {c}, {bn})" for bn in (128, 256) for k in range(p11.BK) for c in range(bn)
+                 if b(k, c, bn) != p11.swz_b(k, c, bn)]
 ok(not mismatch, "swz_a and swz_b are steps 11 and 12's SWZ_A and SWZ_B", " ".join(mismatch[:8]))
-ok(tp.conflict_degree(tp.a_read(False)) == 8 and tp.conflict_degree(tp.a_read(True)) == 1,
+ok(p11.conflict_degree(p11.a_read(False)) == 8 and p11.conflict_degree(p11.a_read(True)) == 1,
    "A's fragment read: 8-way conflict row-major, none with SWZ_A",
-   (tp.conflict_degree(tp.a_read(False)), tp.conflict_degree(tp.a_read(True))))
-ok(all(tp.conflict_degree(tp.a_read(True, reg, k8, i)) == 1 for reg in range(4) for k8 in (0, 8, 16, 24)
+   (p11.conflict_degree(p11.a_read(False)), p11.conflict_degree(p11.a_read(True))))
+ok(all(p11.conflict_degree(p11.a_read(True, reg, k8, i)) == 1 for reg in range(4) for k8 in (0, 8, 16, 24)
        for i in range(4)), "... and none for any register, k8 or mma tile of the warp")
-ok(tp.conflict_degree(tp.b_read(False)) == 4 and tp.conflict_degree(tp.b_read(True)) == 1,
+ok(p11.conflict_degree(p11.b_read(False)) == 4 and p11.conflict_degree(p11.b_read(True)) == 1,
    "B's fragment read: 4-way conflict row-major, none with SWZ_B",
-   (tp.conflict_degree(tp.b_read(False)), tp.conflict_degree(tp.b_read(True))))
-ok(all(tp.conflict_degree(tp.b_read(True, reg, k8, j, wcol, bn)) == 1 for reg in range(2) for k8 in (0, 8, 16, 24)
+   (p11.conflict_degree(p11.b_read(False)), p11.conflict_degree(p11.b_read(True))))
+ok(all(p11.conflict_degree(p11.b_read(True, reg, k8, j, wcol, bn)) == 1 for reg in range(2) for k8 in (0, 8, 16, 24)
        for j in range(8) for wcol in (0, 64) for bn in (128, 256)),
    "... and none for any register, k8, mma column, warp column or BN = 256")
-ok(tp.conflict_degree([0, 32, 32, 1]) == 2 and tp.conflict_degree([5] * 32) == 1,
+ok(p11.conflict_degree([0, 32, 32, 1]) == 2 and p11.conflict_degree([5] * 32) == 1,
    "a bank holding two words takes two wavefronts; one word read by all lanes, one")
 
 # ---- TF32 rounding and the 3xTF32 split ----
-ok(tp.tf32_rn(0x3F801000) == 0x3F800000 and tp.tf32_rn(0x3F803000) == 0x3F804000
-   and tp.tf32_rn(0x3F801001) == 0x3F802000 and tp.tf32_rn(0x3F800FFF) == 0x3F800000,
+ok(p12.tf32_rn(0x3F801000) == 0x3F800000 and p12.tf32_rn(0x3F803000) == 0x3F804000
+   and p12.tf32_rn(0x3F801001) == 0x3F802000 and p12.tf32_rn(0x3F800FFF) == 0x3F800000,
    "cvt.rn: ties to even, the rest to nearest")
-ok(tp.tf32_rna(0x3F801000) == 0x3F802000, "cvt.rna: ties away from zero")
-s = tp.split_3xtf32(1 + 2 ** -12 + 2 ** -23)
-ok(s["big"] == 0x3F800000 and s["small"] == tp.f32_bits(2 ** -12) and s["lost"] == 2 ** -23,
+ok(p12.tf32_rna(0x3F801000) == 0x3F802000, "cvt.rna: ties away from zero")
+s = p12.split_3xtf32(1 + 2 ** -12 + 2 ** -23)
+ok(s["big"] == 0x3F800000 and s["small"] == p12.f32_bits(2 ** -12) and s["lost"] == 2 ** -23,
    "1 + 2^-12 + 2^-23 splits into big = 1 and small = 2^-12: exactly 2^-23 is lost", s)
-ok(tp.split_3xtf32(1 + 2 ** -12)["lost"] == 0 and tp.split_3xtf32(1 + 2 ** -11 + 2 ** -22)["lost"] == 0,
+ok(p12.split_3xtf32(1 + 2 ** -12)["lost"] == 0 and p12.split_3xtf32(1 + 2 ** -11 + 2 ** -22)["lost"] == 0,
    "values whose bits big and small can hold split exactly (the check can fail)")
-ok(tp.split_3xtf32(1 + 2 ** -12 + 2 ** -23, tp.tf32_rna)["lost"] == -2 ** -23,
+ok(p12.split_3xtf32(1 + 2 ** -12 + 2 ** -23, p12.tf32_rna)["lost"] == -2 ** -23,
    "with cvt.rna the same value comes out one ulp above instead")
 
 # ---- step 13's pipeline: the mbarrier ring (tc_pipeline) ----
@@ -135,44 +140,44 @@ ok("mbarrier_wait_parity(&empty[s], ((kt / STAGES) & 1) ^ 1);" in s13
    "step13.cu: the producer waits empty[s] on ((kt / STAGES) & 1) ^ 1, the consumers full[s] on "
    "(kt / STAGES) & 1, then free empty[(kt - 1) % STAGES]; s = kt % STAGES in both loops")
 differ = [f"{what} kt {kt}" for kt in range(64)
-          for what, m, rule in (("empty wait", wait_e, tp.producer_parity), ("full wait", wait_f, tp.consumer_parity),
-                                ("free", free, tp.freed_stage))
-          if m is None or (kt > 0 or what != "free") and c_int(m.group(1), kt=kt, STAGES=tp.STAGES) != rule(kt)]
+          for what, m, rule in (("empty wait", wait_e, p13.producer_parity), ("full wait", wait_f, p13.consumer_parity),
+                                ("free", free, p13.freed_stage))
+          if m is None or (kt > 0 or what != "free") and c_int(m.group(1), kt=kt, STAGES=p13.STAGES) != rule(kt)]
 ok(not differ, "the simulation's parity and release rules are step13.cu's expressions, kt = 0 ... 63",
    " ".join(differ[:8]))
-ok(define("BM") == tp.BM13 and define("BK") == tp.BK13 and define("CONSUMERS") == tp.CONSUMERS
+ok(define("BM") == p13.BM13 and define("BK") == p13.BK13 and define("CONSUMERS") == p13.CONSUMERS
    and "launch_shape<256, 4>(m, bt, padded)" in s13 and '"128x256x32/4", SMEM(256, 4)' in s13
    and "#define STAGE_BYTES(BN) ((BM + (BN)) * BK * 4)" in s13
-   and c_int("(BM + (BN)) * BK * 4", BM=tp.BM13, BN=tp.BN13, BK=tp.BK13) == tp.STAGE_BYTES,
+   and c_int("(BM + (BN)) * BK * 4", BM=p13.BM13, BN=p13.BN13, BK=p13.BK13) == p13.STAGE_BYTES,
    "BM, BK, CONSUMERS, the 128 x 256 tile with 4 stages and STAGE_BYTES are step13.cu's",
-   (define("BM"), define("BK"), define("CONSUMERS"), tp.STAGE_BYTES))
+   (define("BM"), define("BK"), define("CONSUMERS"), p13.STAGE_BYTES))
 ok("mbarrier_init(&full[s], 1);" in s13 and "mbarrier_init(&empty[s], CONSUMERS);" in s13
    and "mbarrier_arrive_expect_tx(&full[s], STAGE_BYTES(BN));" in s13 and s13.count(", &full[s]);") == 2
    and "wgmma_wait_group<1>();" in s13 and "if (kt > 0 && threadIdx.x % 128 == 0)" in s13
    and "wgmma_wait_group<0>();" in s13,
    "step13.cu: full[s] takes 1 arrival and the copies' bytes, empty[s] one per consumer; wait_group<1>, "
    "free only for kt > 0, wait_group<0> at the end (as the simulation)")
-fresh = tp.Barrier("full", 0, 1)
+fresh = p13.Barrier("full", 0, 1)
 ok(fresh.done(1) and not fresh.done(0), "a new barrier: parity 1 (the phase before the first) passes, 0 waits")
 
-sim = tp.Pipeline().run()
+sim = p13.Pipeline().run()
 ok(sim.deadlock is None and not sim.errors
-   and all(sorted(g["kt"] for g in sim.groups if g["consumer"] == c) == list(range(tp.KT_COUNT)) for c in (1, 2)),
-   f"with step 13's rules the simulation runs all {tp.KT_COUNT} k-tiles through both consumers, no stage "
+   and all(sorted(g["kt"] for g in sim.groups if g["consumer"] == c) == list(range(p13.KT_COUNT)) for c in (1, 2)),
+   f"with step 13's rules the simulation runs all {p13.KT_COUNT} k-tiles through both consumers, no stage "
    "read before its tile landed or while refilled", (sim.deadlock, sim.errors[:4]))
 late = []
 for e in sim.events:
-    if e["kind"] == "copy" and e["kt"] >= tp.STAGES:
-        before = e["kt"] - tp.STAGES
+    if e["kind"] == "copy" and e["kt"] >= p13.STAGES:
+        before = e["kt"] - p13.STAGES
         freed = [a["t"] for a in sim.events if a["kind"] == "arrive" and a["kt"] == before]
         read = [g["end"] for g in sim.groups if g["kt"] == before]
-        if len(freed) != tp.CONSUMERS or e["t0"] < max(freed) or e["t0"] < max(read):
+        if len(freed) != p13.CONSUMERS or e["t0"] < max(freed) or e["t0"] < max(read):
             late.append(f"k-tile {e['kt']} into stage {e['stage']} at {e['t0']}: freed {freed}, read until {read}")
-ok(not late and sum(e["kind"] == "copy" and e["kt"] >= tp.STAGES for e in sim.events) == tp.KT_COUNT - tp.STAGES,
+ok(not late and sum(e["kind"] == "copy" and e["kt"] >= p13.STAGES for e in sim.events) == p13.KT_COUNT - p13.STAGES,
    "no stage is refilled before both consumers released it and their wgmmas on it finished", " ".join(late[:4]))
 alternate = []
-for s in range(tp.STAGES):
-    uses = len(range(s, tp.KT_COUNT, tp.STAGES))
+for s in range(p13.STAGES):
+    uses = len(range(s, p13.KT_COUNT, p13.STAGES))
     for name, who, first in (("full", "consumer 1", 0), ("full", "consumer 2", 0), ("empty", "producer", 1)):
         got = [w["parity"] for w in sim.waits(who, name) if w["stage"] == s]
         if got != [(first + n) % 2 for n in range(uses)]:
@@ -182,21 +187,21 @@ for s in range(tp.STAGES):
             alternate.append(f"{bar.name}[{s}] completed {bar.completed}")
 ok(not alternate, "per stage, the consumers wait full[s] on phases 0, 1, 0 ... and the producer empty[s] on "
    "1, 0, 1 ...; each barrier completes its phases one after the other", " ".join(alternate[:4]))
-long = tp.Pipeline(kt_count=40).run()
+long = p13.Pipeline(kt_count=40).run()
 ok(long.deadlock is None and not long.errors and len(long.groups) == 80,
    "... and 40 k-tiles (ten rounds of the ring) run as well", (long.deadlock, long.errors[:2]))
-wrong = tp.Pipeline(producer_rule=lambda kt: (kt // tp.STAGES) & 1).run()
+wrong = p13.Pipeline(producer_rule=lambda kt: (kt // p13.STAGES) & 1).run()
 ok(wrong.deadlock == ["producer", "consumer 1", "consumer 2"] and wrong.t == 0 and not wrong.groups,
    "a producer waiting on (kt / STAGES) & 1, without ^ 1, deadlocks at once: empty[0]'s first phase needs "
    "the consumers, who wait for its tile", (wrong.deadlock, wrong.t))
-wrong = tp.Pipeline(consumer_rule=lambda kt: ((kt // tp.STAGES) & 1) ^ 1).run()
+wrong = p13.Pipeline(consumer_rule=lambda kt: ((kt // p13.STAGES) & 1) ^ 1).run()
 ok(any("holds nothing yet" in e for e in wrong.errors),
    "consumers waiting on the producer's parity read stage 0 before k-tile 0 has landed", wrong.errors[:2])
-wrong = tp.Pipeline(groups_kept=2).run()
+wrong = p13.Pipeline(groups_kept=2).run()
 ok(any("overwrites stage" in e for e in wrong.errors),
    "with wgmma_wait_group<2> before freeing (kt - 1) % STAGES, a stage is refilled while a wgmma still reads it",
    wrong.errors[:2])
-wrong = tp.Pipeline(freed_rule=lambda kt: kt % tp.STAGES).run()
+wrong = p13.Pipeline(freed_rule=lambda kt: kt % p13.STAGES).run()
 ok(wrong.deadlock or wrong.errors, "freeing kt % STAGES (the stage just issued) is told apart",
    (wrong.deadlock, wrong.errors[:2]))
 
@@ -205,25 +210,25 @@ wh = source("common/device/wgmma.h")
 flat_wh = " ".join(re.sub(r"\n \*", " ", wh).split())
 ok("chunk j stored at j ^ (r % 8)" in flat_wh and "const uint64_t stride = (8 * 128) >> 4;" in wh
    and "const uint64_t swizzle_128b = 1;" in wh and s13.count("CU_TENSOR_MAP_SWIZZLE_128B") == 2
-   and all(tp.sw128_place(r, j) == j ^ (r % 8) for r in range(16) for j in range(8)),
+   and all(p13.sw128_place(r, j) == j ^ (r % 8) for r in range(16) for j in range(8)),
    "common/device/wgmma.h's layout (chunk j of row r at j ^ (r % 8), 1024 bytes per 8 rows, 128-byte swizzle) is "
    "the picture's; both of step 13's tensor maps use it")
 ok(s13.count("desc_a + 2 * k8, desc_b + 2 * k8") == len(re.findall(r"wgmma_m64n\d+k8_tf32\(acc", s13)) == 2
    and "for (int k8 = 0; k8 < BK / 8; k8++)" in s13
-   and all(tp.wgmma_byte(0, 8 * s) == 16 * 2 * s for s in range(4)),
+   and all(p13.wgmma_byte(0, 8 * s) == 16 * 2 * s for s in range(4)),
    "step13.cu steps the descriptors by 2 (16-byte units, 32 bytes) per k-step of 8, 4 k-steps per stage")
-words = [tp.tma_byte(r, k) for r in range(tp.BN13) for k in range(tp.BK13)]
-ok(sorted(words) == list(range(0, 4 * tp.BN13 * tp.BK13, 4)),
+words = [p13.tma_byte(r, k) for r in range(p13.BN13) for k in range(p13.BK13)]
+ok(sorted(words) == list(range(0, 4 * p13.BN13 * p13.BK13, 4)),
    "the TMA's swizzled placement puts every float of a 256 x 32 tile in its own 4 bytes")
-mism = [(r, k) for r in range(tp.BN13) for k in range(tp.BK13) if tp.wgmma_byte(r, k) != tp.tma_byte(r, k)]
+mism = [(r, k) for r in range(p13.BN13) for k in range(p13.BK13) if p13.wgmma_byte(r, k) != p13.tma_byte(r, k)]
 ok(not mism, "wgmma's reads (desc + 2 s, row r 128 bytes on, the address swizzled) find every (row, k) "
    "where the TMA put it, for A's 128 and Bt's 256 rows", mism[:8])
-ok(any(tp.wgmma_byte(r, k, step=1) != tp.tma_byte(r, k) for r in range(8) for k in range(32))
-   and any(tp.wgmma_byte(r, k, swizzled=False) != tp.tma_byte(r, k) for r in range(8) for k in range(32))
-   and all(tp.wgmma_byte(0, k, swizzled=False) == tp.tma_byte(0, k) for k in range(32)),
+ok(any(p13.wgmma_byte(r, k, step=1) != p13.tma_byte(r, k) for r in range(8) for k in range(32))
+   and any(p13.wgmma_byte(r, k, swizzled=False) != p13.tma_byte(r, k) for r in range(8) for k in range(32))
+   and all(p13.wgmma_byte(0, k, swizzled=False) == p13.tma_byte(0, k) for k in range(32)),
    "... and a descriptor step of 1, or reads that ignore the swizzle, do not (row 0 alone cannot tell)")
 bm, bk = define("BM"), define("BK")
-offsets = {"stage": c_int("(BM + (BN)) * BK * 4", BM=bm, BN=tp.BN13, BK=bk),
+offsets = {"stage": c_int("(BM + (BN)) * BK * 4", BM=bm, BN=p13.BN13, BK=bk),
            "consumer 2's A": c_int("consumer * 64 * BK * 4", consumer=1, BK=bk),
            "Bt": c_int("BM * BK * 4", BM=bm, BK=bk)}
 ok("stage + consumer * 64 * BK * 4" in s13 and "stage + BM * BK * 4" in s13 and "+ 1023) & ~(uintptr_t)1023" in s13
@@ -272,7 +277,7 @@ ok(all(tr.values()) and run_transpose(64) and not run_transpose(64, flip=True),
    "transposed; read back as written, they do not")
 
 try:
-    down = tp.d_owners()
+    down = p13.d_owners()
     ok(True, "the D rule gives every element of the 64 x 256 tile to exactly one warp, lane and register")
 except ValueError as err:
     down = None
@@ -282,7 +287,7 @@ differ = []
 if doc:
     row_e, col_e = (re.sub(r"(\d) ([a-z(])", r"\1 * \2", e) for e in doc.groups())
     differ = [(w, l, i) for w in range(4) for l in range(32) for i in range(128)
-              if (c_int(row_e, w=w, l=l, i=i), c_int(col_e, w=w, l=l, i=i)) != tp.d_element(w, l, i)]
+              if (c_int(row_e, w=w, l=l, i=i), c_int(col_e, w=w, l=l, i=i)) != p13.d_element(w, l, i)]
 ok(doc and not differ, "common/device/wgmma.h's documented accumulator layout is the picture's rule", differ[:4])
 epi = re.search(r"float \*out = c \+ \(size_t\)\((.*?)\) \* ldc \+ (.*?);", s13)
 stores = re.findall(r"\*\(float2 \*\)\(out \+ (.*?)\) = make_float2\(acc\[(.*?)\], acc\[(.*?)\]\);", s13)
@@ -293,21 +298,21 @@ if epi and len(stores) == 2 and "for (int i = 0; i < BN / 2; i += 4)" in s13:
         for lane in range(32):
             base = c_int(epi.group(1), m0=0, consumer=0, warp=warp, lane=lane) * LD + \
                 c_int(epi.group(2), n0=0, lane=lane)
-            for i in range(0, tp.BN13 // 2, 4):
+            for i in range(0, p13.BN13 // 2, 4):
                 for off, r0, r1 in stores:
                     at = base + c_int(off, i=i, ldc=LD)
                     for idx, dx in ((c_int(r0, i=i), 0), (c_int(r1, i=i), 1)):
                         placed[(warp, lane, idx)] = ((at + dx) // LD, (at + dx) % LD)
 ok("warp * 16 + lane / 4" in s13 and "2 * (lane % 4)" in s13 and "8 * (i / 4)" in s13
    and "const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;" in s13
-   and len(placed) == 128 * 128 and all(tp.d_element(*k) == v for k, v in placed.items()),
+   and len(placed) == 128 * 128 and all(p13.d_element(*k) == v for k, v in placed.items()),
    "step13.cu's epilogue stores each acc[i] where the picture's rule puts it (warp * 16 + lane / 4, "
    "2 * (lane % 4), 8 * (i / 4))", len(placed))
-ok(all(tp.d_element(w, l, 4 * q + r) == (16 * w + tp.c_element(l, r)[0], 8 * q + tp.c_element(l, r)[1])
+ok(all(p13.d_element(w, l, 4 * q + r) == (16 * w + p11.c_element(l, r)[0], 8 * q + p11.c_element(l, r)[1])
        for w in range(4) for l in range(32) for q in range(32) for r in range(4)),
    "each warp's 16 x 8 piece of D is laid out as mma.sync's m16n8 C fragment (tc_fragments)")
-ok(tp.d_element(0, 5, 0) == (1, 2) and tp.d_element(0, 5, 2) == (9, 2) and tp.d_element(0, 5, 5) == (1, 11)
-   and tp.d_element(2, 5, 0) == (33, 2), "warp 0 lane 5 holds D(1, 2) in d0, D(9, 2) in d2, D(1, 11) in d5; "
+ok(p13.d_element(0, 5, 0) == (1, 2) and p13.d_element(0, 5, 2) == (9, 2) and p13.d_element(0, 5, 5) == (1, 11)
+   and p13.d_element(2, 5, 0) == (33, 2), "warp 0 lane 5 holds D(1, 2) in d0, D(9, 2) in d2, D(1, 11) in d5; "
    "warp 2 lane 5 D(33, 2) in d0")
 
 
@@ -320,7 +325,7 @@ def halves_by_odd(w, l, i):
 
 
 try:
-    tp.d_owners(rule=halves_by_odd)
+    p13.d_owners(rule=halves_by_odd)
     raised = False
 except ValueError:
     raised = True
@@ -345,9 +350,9 @@ def c_macros(text):
 
 
 m14, m13 = c_macros(s14), c_macros(s13)
-rows = {(r["step"], r["bn"]): r for r in tp.budget_rows()}
+rows = {(r["step"], r["bn"]): r for r in p14.budget_rows()}
 configs14 = re.findall(r'\{\w+, "128x(\d+)x32/(\d+)", SMEM\((\d+), (\d+)\)\}', s14)
-ok(m14["BM"] == tp.BM14 and m14["BK"] == tp.BK14 and len(configs14) == 4
+ok(m14["BM"] == p14.BM14 and m14["BK"] == p14.BK14 and len(configs14) == 4
    and all(rows[(14, int(bn))]["stages"] == int(st) and rows[(14, int(bn))]["smem"] == m14["SMEM"](int(bn), int(st))
            and rows[(14, int(bn))]["stage"] == m14["STAGE_BYTES"](int(bn)) for bn, st, _, _ in configs14),
    "tc_budget: step14.cu's configurations (128x128x32/3, 128x64x32/4) take the shared memory its SMEM() gives",
@@ -355,15 +360,15 @@ ok(m14["BM"] == tp.BM14 and m14["BK"] == tp.BK14 and len(configs14) == 4
 ok(rows[(13, 256)]["stage"] == m13["STAGE_BYTES"](256) and rows[(13, 256)]["smem"] == m13["SMEM"](256, 4)
    and rows[(14, 256)]["stage"] == m14["STAGE_BYTES"](256),
    "tc_budget: step 13's 128x256x32/4 and step 14's 128 x 256 stage are their sources' STAGE_BYTES")
-ok(s14.count(f"setmaxnreg_inc<{tp.REGS_LIMIT}>") == 1 and s13.count(f"setmaxnreg_inc<{tp.REGS_LIMIT}>") == 1
+ok(s14.count(f"setmaxnreg_inc<{p14.REGS_LIMIT}>") == 1 and s13.count(f"setmaxnreg_inc<{p14.REGS_LIMIT}>") == 1
    and "float acc[BN / 2], sum[BN / 2];" in s14 and "float acc[BN / 2];" in s13,
-   f"tc_budget: both consumers get {tp.REGS_LIMIT} registers; step 14 holds BN / 2 accumulators and as many sums")
-ok(rows[(14, 256)]["stages"] == 2 and rows[(14, 256)]["acc"] + rows[(14, 256)]["sums"] > tp.REGS_LIMIT
-   and all(r["smem"] <= tp.SMEM_LIMIT for r in rows.values())
-   and all(rows[(14, bn)]["acc"] + rows[(14, bn)]["sums"] <= tp.REGS_LIMIT for bn in (64, 128)),
+   f"tc_budget: both consumers get {p14.REGS_LIMIT} registers; step 14 holds BN / 2 accumulators and as many sums")
+ok(rows[(14, 256)]["stages"] == 2 and rows[(14, 256)]["acc"] + rows[(14, 256)]["sums"] > p14.REGS_LIMIT
+   and all(r["smem"] <= p14.SMEM_LIMIT for r in rows.values())
+   and all(rows[(14, bn)]["acc"] + rows[(14, bn)]["sums"] <= p14.REGS_LIMIT for bn in (64, 128)),
    "tc_budget: a 128 x 256 tile of step 14 fits two stages and needs 256 floats per thread, more than 232; "
    "its two configurations fit")
-wrong = tp.budget(13, 128, 3)  # one copy of each operand: step 13's stage, not step 14's
+wrong = p14.budget(13, 128, 3)  # one copy of each operand: step 13's stage, not step 14's
 ok(wrong["stage"] != m14["STAGE_BYTES"](128), "tc_budget: a stage without the small copies is told apart")
 
 # ---- the pictures: drawn, and the same bytes twice ----
