@@ -31,7 +31,8 @@ The expressions can use the functions below (all figures of the main device unle
   cpu(host, program, n, threads, isa=None, block=None, column="gflops") with host
   "xeon" or "epyc", ncu(log, section, metric) (value in bytes, seconds, % or a count),
   art(p, column) (the article's 8800GT figures), test_ratio(p, dist, n) (a program's
-  componentwise error over cuBLAS SGEMM's in the recorded make test), and min, max, abs, round.
+  componentwise error over cuBLAS SGEMM's in the recorded make test), steps(chapter) (its
+  steps' range as text: "07-10"), and min, max, abs, round.
 """
 import glob
 import os
@@ -143,9 +144,19 @@ class Results:
                 **({"isa": isa} if isa else {}), **({"block": block} if block is not None else {}))[column]),
             "ncu": self.ncu,
             "test_ratio": self.test_ratio,
+            "steps": steps_of,
             "art": lambda p, column: float(self.find("article_8800gt.csv", "the article", program=p)[column]),
             "min": min, "max": max, "abs": abs, "round": round,
         }
+
+
+def steps_of(chapter):
+    """A chapter's steps as prose writes them, from what the steps say of themselves: "07-10",
+    or "13" for one (a chapter's steps are consecutive on the ladder)."""
+    numbers = [s[4:] for s in ladder.STEPS if ladder.chapter_of(s) == chapter]
+    if not numbers:
+        raise KeyError(f"no steps in chapter '{chapter}'")
+    return numbers[0] if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
 
 
 def gpu_fields(results_dir, device):
