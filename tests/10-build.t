@@ -82,5 +82,12 @@ for my $v (sort keys %versions) {
     my ($code, $out, $err) = run('make', '--no-print-directory', '-s', 'diff', 'STEP=' . ($dirs[0] =~ /^step(\d\d)/)[0]);
     ok($code != 0 && $err =~ /is not a step or development version with one before it/, "make diff of the first step: "
        . "refused, saying why") or diag("exit $code: $err");
+    # make ptx STEP=NN: the step's PTX for one architecture (its own where it has one).
+    my ($last) = $dirs[-1] =~ /^step(\d\d)/;
+    ($code, $out, $err) = run('make', '--no-print-directory', '-s', 'ptx', "STEP=$last");
+    my $ptx = slurp("obj/ptx/step$last.ptx");
+    my $arch = exact_arch("$dirs[-1]/step$last.cu");
+    ok($code == 0 && $ptx =~ /^\.entry|\.visible \.entry|\.entry /m && (!$arch || $ptx =~ /^\.target \Q$arch\E/m),
+       "make ptx STEP=$last writes its PTX" . ($arch ? " for $arch" : "")) or diag("exit $code: $out$err");
 }
 done_testing();
