@@ -33,6 +33,10 @@ def main(argv):
     ap = argparse.ArgumentParser(prog="counters.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", default="", help="only these steps (default: every one that declares counters)")
     a = ap.parse_args(argv)
+    declared = [step for step, _ in ladder.experiments("counters")]
+    for prog in a.programs.split():
+        if prog not in declared:
+            ap.error(f"{prog} declares no counters in its experiments.json (those that do: {' '.join(declared)})")
     failed = 0
     for step, log, runs, metrics in plan(a.programs.split()):
         for binary, n in runs:
