@@ -331,5 +331,8 @@ include measure.mk
 # The CUTLASS peer (tensor cores): its headers, its program and its tile sweep.
 include cutlass/cutlass.mk
 
+# The multi-GPU chapter: NCCL, cuBLAS, cuBLASMp.
+include multigpu/multigpu.mk
+
 clean:
-	rm -rf obj $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose
+	rm -rf obj $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose multigpu/multigpu

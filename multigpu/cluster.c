@@ -1,0 +1,62 @@
+/* The helpers every multi-GPU algorithm shares: errors, the parts of a split, the local
+ * product, allocation and block copies. */
+#include "cluster.h"
+
+void nccl_check(ncclResult_t r, const char *what, const char *file, int line)
+{
+    if (r == ncclSuccess)
+        return;
+    fprintf(stderr, "multigpu: %s failed at %s:%d: %s\n", what, file, line, ncclGetErrorString(r));
+    exit(EXIT_CUDA_ERROR);
+}
+
+void cublas_check(cublasStatus_t s, const char *what, const char *file, int line)
+{
+    if (s == CUBLAS_STATUS_SUCCESS)
+        return;
+    fprintf(stderr, "multigpu: %s failed at %s:%d: %s\n", what, file, line, cublasGetStatusString(s));
+    exit(EXIT_CUDA_ERROR);
+}
+
+int part_of(long n, int parts, long k)
+{
+    int p = parts - 1;
+    while (p > 0 && (part_start(n, parts, p) > k || part_size(n, parts, p) == 0))
+        p--;
+    return p;
+}
+
+void local_gemm(struct cluster *cl, int g, long m, long n, long k, const float *a, long lda, const float *b,
+                long ldb, float beta, float *c, long ldc)
+{
+    if (m == 0 || n == 0 || k == 0)
+        return;
+    const float one = 1.0f;
+    /* Row-major C = A B is column-major C^T = B^T A^T: B first, the sizes swapped. */
+    CUBLAS_CHECK(cublasSgemm_64(cl->blas[g], CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, ldb, a, lda, &beta, c, ldc));
+}
+
+void *device_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (bytes == 0)
+        return NULL;
+    cudaError_t err = cudaMalloc(&p, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+        int dev = 0;
+        cudaGetDevice(&dev);
+        fprintf(stderr, "multigpu: GPU %d has no room for %.2f GB more\n", dev, bytes / 1e9);
+        exit(EXIT_USAGE);
+    }
+    CUDA_CHECK(err);
+    return p;
+}
+
+void copy_block(float *dst, long ld_dst, const float *src, long ld_src, long rows, long cols,
+                enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    if (rows == 0 || cols == 0)
+        return;
+    CUDA_CHECK(cudaMemcpy2DAsync(dst, sizeof(float) * (size_t)ld_dst, src, sizeof(float) * (size_t)ld_src,
+                                 sizeof(float) * (size_t)cols, (size_t)rows, kind, stream));
+}

@@ -1,0 +1,92 @@
+/* The multi-GPU chapter's shared part: the GPUs of one host driven by one process, one
+ * OpenMP thread per GPU (thread g drives GPU g), NCCL between them, cuBLAS on each.
+ * Each way of splitting the product (rows.c, summa.c, cublasmp.c) is an algorithm: it
+ * places its blocks of A and B on the GPUs, multiplies, and hands its blocks of C back.
+ * Plain C11 host code: NCCL and cuBLAS are C libraries, and no kernel of our own is needed. */
+#ifndef CLUSTER_H
+#define CLUSTER_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cublas_v2.h>
+#include <nccl.h>
+
+#include "exit_codes.h"
+#include "gpu.h"
+#include "matrix.h"
+
+#define MAX_GPUS 16
+
+/* NCCL's and cuBLAS's errors, like CUDA_CHECK's: one line, exit EXIT_CUDA_ERROR. */
+#define NCCL_CHECK(call) nccl_check((call), #call, __FILE__, __LINE__)
+#define CUBLAS_CHECK(call) cublas_check((call), #call, __FILE__, __LINE__)
+void nccl_check(ncclResult_t r, const char *what, const char *file, int line);
+void cublas_check(cublasStatus_t s, const char *what, const char *file, int line);
+
+struct cluster {
+    int gpus;                   /* how many GPUs take part, 0 .. gpus - 1 */
+    int prow, pcol;             /* the process grid of the 2-D algorithms: prow x pcol = gpus */
+    long n;
+    long panel;                 /* SUMMA's panel width, cuBLASMp's block size */
+    int tf32;                   /* 1: the local products on TF32 tensor cores (--local tf32) */
+    ncclComm_t world[MAX_GPUS]; /* all GPUs, rank g on GPU g */
+    cudaStream_t stream[MAX_GPUS];
+    cublasHandle_t blas[MAX_GPUS];
+};
+
+/* The first row (or column) of part p when n rows are split into parts nearly equal parts:
+ * part p holds [part_start(p), part_start(p + 1)). */
+static inline long part_start(long n, int parts, int p)
+{
+    return n * p / parts;
+}
+static inline long part_size(long n, int parts, int p)
+{
+    return part_start(n, parts, p + 1) - part_start(n, parts, p);
+}
+/* The part that holds index k (the last part whose start is <= k and which is not empty). */
+int part_of(long n, int parts, long k);
+
+/* What to run: the communication, the local products, or both (the algorithm itself).
+ * The first two alone tell how much of the time each takes and how much overlap hid. */
+enum run_parts { RUN_COMM = 1, RUN_GEMM = 2, RUN_ALL = 3 };
+
+struct algorithm {
+    const char *name; /* what --algo takes */
+    const char *what; /* one line for --help and the report */
+    /* 1: run can do its communication alone and its products alone (RUN_COMM, RUN_GEMM); 0:
+     * they are one library call, timed only together. */
+    int parts_apart;
+    /* NULL when it can run here, else why not (cuBLASMp not built, its NCCL too old). */
+    const char *(*unavailable)(const struct cluster *cl);
+    /* Device memory one GPU needs, in bytes, the largest over the GPUs. */
+    double (*device_bytes)(const struct cluster *cl);
+    /* On GPU g (the calling thread's): allocate, copy its blocks of the row-major host
+     * matrices a and b in. Not timed: every algorithm starts with its blocks in place. */
+    void (*setup)(struct cluster *cl, int g, const float *a, const float *b);
+    void (*run)(struct cluster *cl, int g, enum run_parts parts);
+    /* Write GPU g's blocks of C into the row-major host matrix c. */
+    void (*gather)(struct cluster *cl, int g, float *c);
+    void (*teardown)(struct cluster *cl, int g);
+};
+
+extern const struct algorithm rows_algorithm, summa_algorithm, cublasmp_algorithm;
+/* cuBLASMp's version (CUBLASMP_VERSION: 901 = 0.9.1), 0 in a build without it. */
+int cublasmp_version(void);
+
+/* The local product on GPU g, row-major: C (m x n) = A (m x k) B (k x n) + beta C, on the
+ * handle's stream. cuBLAS is column-major: it computes C^T = B^T A^T, which is the same
+ * memory. Empty products are skipped. */
+void local_gemm(struct cluster *cl, int g, long m, long n, long k, const float *a, long lda, const float *b,
+                long ldb, float beta, float *c, long ldc);
+
+/* cudaMalloc that says how much it wanted when it fails; NULL for 0 bytes. */
+void *device_alloc(size_t bytes);
+/* Copy a rows x cols block between row-major matrices (leading dimensions in elements);
+ * nothing for an empty block. */
+void copy_block(float *dst, long ld_dst, const float *src, long ld_src, long rows, long cols,
+                enum cudaMemcpyKind kind, cudaStream_t stream);
+
+#endif

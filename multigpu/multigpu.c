@@ -1,0 +1,341 @@
+/* multigpu: C = A B for one n x n product spread over the GPUs of one host. One process,
+ * one OpenMP thread per GPU, NCCL between the GPUs, cuBLAS on each. Each algorithm
+ * (--algo) starts with its blocks of A and B already on the GPUs, as a distributed
+ * application holds them, and is timed from there to its blocks of C: the median of
+ * --reps runs after a warm-up, all GPUs started together and waited for. Its communication
+ * alone and its local products alone are timed the same way. The result is gathered and
+ * checked against the harness's double-precision reference (every row up to n = 2048, a
+ * sample of rows above). */
+#include "args.h"
+#include "cluster.h"
+#include "matrix.h"
+#include "timing.h"
+
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#define PROGRAM "multigpu"
+
+static const struct algorithm *const algorithms[] = {&rows_algorithm, &summa_algorithm, &cublasmp_algorithm};
+#define NUM_ALGORITHMS 3
+static const char *algorithm_names[NUM_ALGORITHMS] = {"rows", "summa", "cublasmp"};
+static const char *local_names[] = {"sgemm", "tf32"};
+
+struct mg_options {
+    int n, gpus, reps, csv, csv_header, features, algos_given, gpus_given;
+    int on[NUM_ALGORITHMS];
+    int prow, pcol; /* 0: the squarest grid */
+    long panel;
+    int local;      /* 0 sgemm, 1 tf32 */
+    uint64_t seed;
+    enum check_mode check;
+    int check_given;
+    enum input_dist dist;
+};
+
+static void usage(void)
+{
+    printf("Usage: " PROGRAM " [-n N] [--gpus G] [--algo LIST] [--grid RxC] [--panel W] [--local sgemm|tf32]\n"
+           "                [--reps R] [--seed S] [--dist D] [--check full|sample|none] [--csv] [--features]\n"
+           "C = A B, n x n floats, spread over G GPUs of this host (one OpenMP thread per GPU, NCCL\n"
+           "between them, cuBLAS on each); checked against a double-precision reference.\n"
+           "\n"
+           "Algorithms (--algo, comma-separated, or all):\n");
+    for (int a = 0; a < NUM_ALGORITHMS; a++)
+        printf("  %-9s %s\n", algorithms[a]->name, algorithms[a]->what);
+    printf("\n"
+           "Options:\n"
+           "  -n N            the size (default 4096)\n"
+           "  --gpus G        how many GPUs (default: every visible one)\n"
+           "  --algo LIST     which algorithms (default all; cublasmp is skipped, saying why, where it\n"
+           "                  cannot run, unless asked for by name)\n"
+           "  --grid RxC      the 2-D algorithms' grid of GPUs, R x C = G (default: the squarest,\n"
+           "                  R <= C: 1x2, 2x2, 2x4)\n"
+           "  --panel W       SUMMA's panel width and cuBLASMp's block size (default 2048)\n"
+           "  --local L       the GPUs' own products: sgemm (cuBLAS FP32, default) or tf32 (cuBLAS on\n"
+           "                  TF32 tensor cores, judged by the TF32 bound)\n"
+           "  --reps R        timed runs after a warm-up, median reported (default 5)\n"
+           "  --seed S        input seed (default 1)\n"
+           "  --dist D        inputs: uniform (default), wide, or a range family (make help)\n"
+           "  --check MODE    full, sample (64 rows) or none (default: full up to n = 2048)\n"
+           "  --csv           one CSV line per algorithm (--csv-header adds the header)\n"
+           "  --features      what this build and machine have (NCCL, cuBLASMp, GPUs), and exit\n"
+           "  --help          this help\n"
+           "\n"
+           "Exit status: 0 every result within its bound, 1 some not, 2 bad usage or too large,\n"
+           "3 no GPU, 4 fewer GPUs than --gpus or an algorithm asked for that cannot run here,\n"
+           "5 driver older than this build, 7 any other CUDA, cuBLAS, NCCL or cuBLASMp error.\n");
+}
+
+static void help(const void *unused)
+{
+    (void)unused;
+    usage();
+}
+
+static void parse_grid(const char *program, const char *value, void *into)
+{
+    int *grid = into, r = 0, c = 0;
+    char tail;
+    if (sscanf(value, "%dx%d%c", &r, &c, &tail) != 2 || r < 1 || c < 1 || r > MAX_GPUS || c > MAX_GPUS)
+        usage_error(program, "bad --grid '%s': expected RxC, e.g. 2x2", value);
+    grid[0] = r;
+    grid[1] = c;
+}
+
+static void parse_local(const char *program, const char *value, void *into)
+{
+    for (int i = 0; i < 2; i++)
+        if (strcmp(value, local_names[i]) == 0) {
+            *(int *)into = i;
+            return;
+        }
+    usage_error(program, "bad --local '%s': expected sgemm or tf32", value);
+}
+
+static void parse(int argc, char **argv, struct mg_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->n = 4096;
+    o->reps = 5;
+    o->seed = 1;
+    o->panel = 2048;
+    o->dist = DIST_UNIFORM;
+    int grid[2] = {0, 0}, panel = 2048;
+    for (int a = 0; a < NUM_ALGORITHMS; a++)
+        o->on[a] = 1;
+    const struct option_spec specs[] = {
+        {.name = "n", .kind = OPTION_SIZE, .into = &o->n},
+        {.name = "gpus", .kind = OPTION_COUNT, .into = &o->gpus, .given = &o->gpus_given, .min = 1, .max = MAX_GPUS},
+        {.name = "algo", .kind = OPTION_LIST, .into = o->on, .given = &o->algos_given, .names = algorithm_names,
+         .count = NUM_ALGORITHMS},
+        {.name = "grid", .kind = OPTION_CUSTOM, .into = grid, .custom = parse_grid},
+        {.name = "panel", .kind = OPTION_COUNT, .into = &panel, .min = 1, .max = INT_MAX},
+        {.name = "local", .kind = OPTION_CUSTOM, .into = &o->local, .custom = parse_local},
+        {.name = "reps", .kind = OPTION_COUNT, .into = &o->reps, .min = 1, .max = 1000},
+        {.name = "seed", .kind = OPTION_SEED, .into = &o->seed},
+        {.name = "dist", .kind = OPTION_DIST, .into = &o->dist},
+        {.name = "check", .kind = OPTION_CHECK, .into = &o->check, .given = &o->check_given},
+        {.name = "csv", .kind = OPTION_FLAG, .into = &o->csv},
+        {.name = "csv-header", .kind = OPTION_FLAG, .into = &o->csv_header, .also = &o->csv},
+        {.name = "features", .kind = OPTION_FLAG, .into = &o->features},
+        {.name = NULL},
+    };
+    parse_options(PROGRAM, argc, argv, specs, help, NULL);
+    o->prow = grid[0];
+    o->pcol = grid[1];
+    o->panel = panel;
+    if (!o->check_given)
+        o->check = o->n <= FULL_CHECK_MAX_N ? CHECK_FULL : CHECK_SAMPLE;
+}
+
+/* The squarest grid of g GPUs with prow <= pcol. */
+static void squarest(int g, int *prow, int *pcol)
+{
+    *prow = 1;
+    for (int r = 1; r * r <= g; r++)
+        if (g % r == 0)
+            *prow = r;
+    *pcol = g / *prow;
+}
+
+/* Median ms of parts of alg over reps runs after a warm-up: every GPU's thread starts
+ * together (a barrier), and the time ends when the last GPU is done. */
+static double time_parts(const struct algorithm *alg, struct cluster *cl, enum run_parts parts, int reps)
+{
+    double *samples = malloc(sizeof *samples * (size_t)reps), t0 = 0.0;
+    if (!samples)
+        usage_error(PROGRAM, "out of host memory");
+#pragma omp parallel num_threads(cl->gpus)
+    {
+        const int g = omp_get_thread_num();
+        CUDA_CHECK(cudaSetDevice(g));
+        for (int r = -1; r < reps; r++) {
+#pragma omp barrier
+#pragma omp master
+            t0 = wall_ms();
+#pragma omp barrier
+            alg->run(cl, g, parts);
+            CUDA_CHECK(cudaDeviceSynchronize());
+#pragma omp barrier
+#pragma omp master
+            if (r >= 0)
+                samples[r] = wall_ms() - t0;
+        }
+    }
+    const double median = median_of(samples, reps);
+    free(samples);
+    return median;
+}
+
+#define CSV_HEADER "algo,local,n,gpus,grid,panel,device,ms,tflops,comm_ms,gemm_ms,max_rel_err,max_comp_err,bound,status,rows_checked,reps,dist"
+
+int main(int argc, char **argv)
+{
+    struct mg_options o;
+    parse(argc, argv, &o);
+    omp_set_dynamic(0); /* one thread per GPU, always */
+    int nccl_version = 0;
+    NCCL_CHECK(ncclGetVersion(&nccl_version));
+
+    struct gpu_device dev;
+    if (o.features) {
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess)
+            count = 0;
+        const char *why = cublasmp_algorithm.unavailable(NULL);
+        printf("nccl=%d.%d.%d\ncublasmp=%d\ncublasmp_why=%s\ngpus=%d\n", nccl_version / 10000, nccl_version / 100 % 100,
+               nccl_version % 100, why ? 0 : cublasmp_version(), why ? why : "", count);
+        return EXIT_PASS;
+    }
+    const long n = o.n;
+    const double host_need = 3.0 * sizeof(float) * (double)n * n, have = host_memory_bytes();
+    if (host_need > (have > 0 ? have : 1e300) || (size_t)n * (size_t)n > SIZE_MAX / 16)
+        usage_error(PROGRAM, "n = %ld needs %.1f GB of host memory; this machine has %.1f GB", n, host_need / 1e9,
+                    have / 1e9);
+
+    gpu_open(PROGRAM, &dev); /* no GPU: exit 3; a driver too old: exit 5 */
+    int count = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&count));
+    struct cluster cl = {.n = n, .panel = o.panel, .tf32 = o.local == 1};
+    cl.gpus = o.gpus_given ? o.gpus : (count < MAX_GPUS ? count : MAX_GPUS);
+    if (cl.gpus > count) {
+        fprintf(stderr, PROGRAM ": --gpus %d asks for %d GPUs; this machine has %d\n", cl.gpus, cl.gpus, count);
+        return EXIT_NO_FEATURE;
+    }
+    if (o.prow) {
+        if (o.prow * o.pcol != cl.gpus)
+            usage_error(PROGRAM, "--grid %dx%d has %d places for %d GPUs", o.prow, o.pcol, o.prow * o.pcol, cl.gpus);
+        cl.prow = o.prow;
+        cl.pcol = o.pcol;
+    } else {
+        squarest(cl.gpus, &cl.prow, &cl.pcol);
+    }
+
+    /* Which algorithms run: one asked for by name that cannot run here is the machine's
+     * answer (exit 4); among all, it is skipped, saying why. */
+    int run_it[NUM_ALGORITHMS] = {0};
+    for (int a = 0; a < NUM_ALGORITHMS; a++) {
+        if (!o.on[a])
+            continue;
+        const char *why = algorithms[a]->unavailable ? algorithms[a]->unavailable(&cl) : NULL;
+        if (why && o.algos_given) {
+            fprintf(stderr, PROGRAM ": %s cannot run here: %s\n", algorithms[a]->name, why);
+            return EXIT_NO_FEATURE;
+        }
+        if (why)
+            fprintf(stderr, PROGRAM ": %s skipped: %s\n", algorithms[a]->name, why);
+        run_it[a] = !why;
+    }
+    for (int a = 0; a < NUM_ALGORITHMS; a++) {
+        if (!run_it[a])
+            continue;
+        const double need = algorithms[a]->device_bytes(&cl);
+        for (int g = 0; g < cl.gpus; g++) {
+            size_t free_b = 0, total_b = 0;
+            CUDA_CHECK(cudaSetDevice(g));
+            CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+            if (need > (double)free_b)
+                usage_error(PROGRAM, "n = %ld needs %.1f GB on each GPU for %s on %d GPUs; GPU %d has %.1f GB free", n,
+                            need / 1e9, algorithms[a]->name, cl.gpus, g, free_b / 1e9);
+        }
+    }
+
+    /* The inputs and the reference, on the host, once for every algorithm. */
+    float *a = malloc(sizeof(float) * (size_t)(n * n)), *b = malloc(sizeof(float) * (size_t)(n * n)),
+          *c = malloc(sizeof(float) * (size_t)(n * n));
+    if (!a || !b || !c)
+        usage_error(PROGRAM, "cannot allocate %.1f GB of host memory", host_need / 1e9);
+    uint64_t state = o.seed;
+    matgen_dist(o.dist, 'A', a, (size_t)n, (int)n, (int)n, &state);
+    matgen_dist(o.dist, 'B', b, (size_t)n, (int)n, (int)n, &state);
+    struct reference ref;
+    if (make_reference(a, b, (int)n, o.check, o.seed, &ref) != 0)
+        usage_error(PROGRAM, "out of host memory for the reference");
+    const double bound = precision_bound(cl.tf32 ? PRECISION_TF32 : PRECISION_FP32, 0, (int)n);
+
+    int devs[MAX_GPUS];
+    for (int g = 0; g < cl.gpus; g++)
+        devs[g] = g;
+    NCCL_CHECK(ncclCommInitAll(cl.world, cl.gpus, devs));
+    for (int g = 0; g < cl.gpus; g++) {
+        CUDA_CHECK(cudaSetDevice(g));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&cl.stream[g], cudaStreamNonBlocking));
+        CUBLAS_CHECK(cublasCreate(&cl.blas[g]));
+        CUBLAS_CHECK(cublasSetStream(cl.blas[g], cl.stream[g]));
+        CUBLAS_CHECK(cublasSetMathMode(cl.blas[g], cl.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    }
+
+    char grid[32];
+    snprintf(grid, sizeof grid, "%dx%d", cl.prow, cl.pcol);
+    if (o.csv_header)
+        printf("%s\n", CSV_HEADER);
+    if (!o.csv)
+        printf("n = %ld on %d x %s (grid %s, panel %ld), %s inputs, local products: cuBLAS %s; median of %d\n"
+               "%-9s %10s %8s %9s %9s %12s %12s  %s\n",
+               n, cl.gpus, dev.name, grid, o.panel, dist_name(o.dist), cl.tf32 ? "TF32" : "SGEMM", o.reps, "algo",
+               "ms", "TFLOPS", "comm ms", "gemm ms", "max rel err", "comp err", "result");
+    int all_pass = 1;
+    for (int al = 0; al < NUM_ALGORITHMS; al++) {
+        if (!run_it[al])
+            continue;
+        const struct algorithm *alg = algorithms[al];
+#pragma omp parallel num_threads(cl.gpus)
+        {
+            const int g = omp_get_thread_num();
+            CUDA_CHECK(cudaSetDevice(g));
+            alg->setup(&cl, g, a, b);
+        }
+        const double ms = time_parts(alg, &cl, RUN_ALL, o.reps);
+        /* The result of the last timed run, gathered over poison: a block no GPU wrote stays
+         * poison and fails the check. */
+        poison_mat(c, (size_t)(n * n));
+#pragma omp parallel num_threads(cl.gpus)
+        {
+            const int g = omp_get_thread_num();
+            CUDA_CHECK(cudaSetDevice(g));
+            alg->gather(&cl, g, c);
+        }
+        double comm_ms = NAN, gemm_ms = NAN;
+        if (alg->parts_apart) {
+            comm_ms = time_parts(alg, &cl, RUN_COMM, o.reps);
+            gemm_ms = time_parts(alg, &cl, RUN_GEMM, o.reps);
+        }
+#pragma omp parallel num_threads(cl.gpus)
+        {
+            const int g = omp_get_thread_num();
+            CUDA_CHECK(cudaSetDevice(g));
+            alg->teardown(&cl, g);
+        }
+        struct check_result r;
+        check_with_reference(&ref, c, &r);
+        const int pass = o.check == CHECK_NONE ? !r.unwritten && r.nonfinite == r.expected_nonfinite
+                                               : check_passes(&r, bound);
+        all_pass &= pass;
+        const char *status = o.check == CHECK_NONE ? (pass ? "unchecked" : "FAIL") : pass ? "pass" : "FAIL";
+        const double tflops = 2.0 * (double)n * n * n / (ms * 1e-3) / 1e12;
+        if (o.csv)
+            printf("%s,%s,%ld,%d,%s,%ld,%s,%.4f,%.2f,%.4f,%.4f,%.3e,%.3e,%.3e,%s,%zu,%d,%s\n", alg->name,
+                   local_names[o.local], n, cl.gpus, grid, o.panel, dev.name, ms, tflops, comm_ms, gemm_ms,
+                   r.max_rel_err, r.max_comp_err, bound, status, r.rows_checked, o.reps, dist_name(o.dist));
+        else
+            printf("%-9s %10.3f %8.2f %9.3f %9.3f %12.3e %12.3e  %s\n", alg->name, ms, tflops, comm_ms, gemm_ms,
+                   r.max_rel_err, r.max_comp_err, status);
+        if (!pass)
+            fprintf(stderr, PROGRAM ": %s: %zu unwritten, %zu unexpected NaN/Inf, componentwise error %.3e (bound %.3e)\n",
+                    alg->name, r.unwritten, r.nonfinite - r.expected_nonfinite, r.max_comp_err, bound);
+    }
+    for (int g = 0; g < cl.gpus; g++) {
+        CUDA_CHECK(cudaSetDevice(g));
+        CUBLAS_CHECK(cublasDestroy(cl.blas[g]));
+        CUDA_CHECK(cudaStreamDestroy(cl.stream[g]));
+        NCCL_CHECK(ncclCommDestroy(cl.world[g]));
+    }
+    free_reference(&ref);
+    free(a);
+    free(b);
+    free(c);
+    return all_pass ? EXIT_PASS : EXIT_INACCURATE;
+}

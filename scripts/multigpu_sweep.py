@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""make multigpu-sweep: the multi-GPU chapter's scaling runs. Strong scaling: every algorithm
+at each size on 1, 2, ... GPUs (up to the machine's count); weak scaling: the work per GPU
+held at that of --weak-base on one GPU (n grows as the cube root of the GPU count). The
+table gives time, TFLOPS, the communication and the local products each timed alone,
+parallel efficiency against one GPU's cuBLAS SGEMM of the same n (the rows algorithm on
+one GPU is exactly that one call) and the time against cuBLASMp's in the same run; rows
+recorded in results/<device>-multigpu.csv, replacing earlier rows of the same key.
+
+Usage: scripts/multigpu_sweep.py [--sizes "16384 32768"] [--gpus "1 2"] [--weak-base 16384]
+                                 [--reps 3] [--panel 2048] [--dist uniform]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ladder  # noqa: E402
+
+EXE = os.path.join("multigpu", "multigpu")
+PROGRAM_COLUMNS = ["algo", "local", "n", "gpus", "grid", "panel", "device", "ms", "tflops", "comm_ms", "gemm_ms",
+                   "max_rel_err", "max_comp_err", "bound", "status", "rows_checked", "reps", "dist"]
+COLUMNS = ["date", "command"] + PROGRAM_COLUMNS
+KEY = ("algo", "local", "n", "gpus", "grid", "panel", "device", "dist")
+
+
+def features():
+    p = subprocess.run([EXE, "--features"], cwd=ladder.ROOT, capture_output=True, text=True, check=True)
+    return dict(line.split("=", 1) for line in p.stdout.strip().splitlines() if "=" in line)
+
+
+def weak_size(base, gpus):
+    """n with n^3 / gpus = base^3, rounded to a multiple of 256."""
+    return int(round(base * gpus ** (1 / 3) / 256)) * 256
+
+
+def efficiency(row, rows):
+    """T1 / (gpus x T), T1 one GPU's cuBLAS SGEMM at this n: 1 is perfect scaling. Where one GPU
+    did not run this n (the weak-scaling sizes), T1 is the largest smaller n's time times the
+    work's ratio (n / n1)^3: SGEMM's rate is flat at these sizes."""
+    one = [r for r in rows if r["algo"] == "rows" and r["gpus"] == "1" and r["dist"] == row["dist"]
+           and r["local"] == row["local"] and int(r["n"]) <= int(row["n"])]
+    if not one:
+        return None
+    base = max(one, key=lambda r: int(r["n"]))
+    t1 = float(base["ms"]) * (int(row["n"]) / int(base["n"])) ** 3
+    return t1 / (int(row["gpus"]) * float(row["ms"]))
+
+
+def table(rows):
+    body = []
+    for r in rows:
+        eff = efficiency(r, rows)
+        mp = [m for m in rows if m["algo"] == "cublasmp" and all(m[k] == r[k] for k in ("n", "gpus", "dist", "local"))]
+        body.append([r["algo"], r["n"], r["gpus"], r["grid"], f"{float(r['ms']):.1f}", r["tflops"],
+                     "" if r["comm_ms"] == "nan" else f"{float(r['comm_ms']):.1f}",
+                     "" if r["gemm_ms"] == "nan" else f"{float(r['gemm_ms']):.1f}",
+                     "" if eff is None else f"{100 * eff:.1f}%",
+                     f"{float(mp[0]['ms']) / float(r['ms']):.3f}" if mp else "", r["max_comp_err"], r["status"]])
+    return ladder.text_table(["algo", "n", "GPUs", "grid", "ms", "TFLOPS", "comm ms", "gemm ms", "efficiency",
+                              "x cuBLASMp", "comp err", "result"], body, left=(0, 3, 11))
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="multigpu_sweep.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", type=ladder.sizes_arg, default=ladder.sizes_arg("16384 32768"))
+    ap.add_argument("--gpus", default=None, help="GPU counts, space-separated (default 1 .. all)")
+    ap.add_argument("--weak-base", type=ladder.positive_int, default=16384)
+    ap.add_argument("--reps", type=ladder.positive_int, default=3)
+    ap.add_argument("--panel", type=ladder.positive_int, default=2048)
+    ap.add_argument("--dist", default="uniform")
+    a = ap.parse_args(argv)
+    device = ladder.require_gpu("multigpu_sweep.py")
+    if device is None:
+        return ladder.EXIT_NO_GPU
+    f = features()
+    available = int(f["gpus"])
+    try:
+        counts = [int(g) for g in a.gpus.split()] if a.gpus else list(range(1, available + 1))
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        ap.error("--gpus: whole numbers >= 1")
+    counts = [g for g in counts if g <= available] or [1]
+    print(f"# NCCL {f['nccl']}, cuBLASMp {f['cublasmp'] or 'not run: ' + f['cublasmp_why']}, {available} GPUs",
+          flush=True)
+    runs = [(n, g) for n in a.sizes for g in counts]
+    runs += [(weak_size(a.weak_base, g), g) for g in counts if g > 1 and weak_size(a.weak_base, g) not in a.sizes]
+    stamp = ladder.now_stamp()
+    allrows, ok = [], True
+    for n, g in runs:
+        cmd = [EXE, "-n", str(n), "--gpus", str(g), "--reps", str(a.reps), "--panel", str(a.panel), "--dist", a.dist,
+               "--csv-header"]
+        print("$ " + " ".join(cmd), flush=True)
+        p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
+        if p.stderr.strip():
+            print(p.stderr.strip(), flush=True)
+        if p.returncode not in (0, 1):
+            return p.returncode
+        ok &= p.returncode == 0
+        for line in p.stdout.strip().splitlines()[1:]:
+            r = dict(zip(PROGRAM_COLUMNS, line.split(",")))
+            allrows.append(ladder.result_row(cmd[:-1] + ["--csv"], r, stamp))
+    print(f"\n{device}: C = A B in FP32, {a.dist} inputs, median of {a.reps}; efficiency = one GPU's cuBLAS "
+          f"SGEMM time / (GPUs x time)\n{table(allrows)}\n")
+    print(ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-multigpu.csv"), allrows,
+                        COLUMNS, KEY))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,86 @@
+#!/usr/bin/env perl
+# The multi-GPU chapter: bad input everywhere; with GPUs, every algorithm correct on 1 GPU
+# and on every count this machine has, at sizes that are multiples of nothing, on every grid
+# shape, with panels that cross the blocks' edges, and on wide inputs. Skips where NCCL was
+# not found (the chapter is not built) or there is no GPU, saying why.
+use strict;
+use warnings;
+use Test::More;
+require './tests/lib.pl';
+our %EXIT;
+
+my $exe = 'multigpu/multigpu';
+plan skip_all => "$exe is not built: NCCL was not found (make nccl fetches it)" unless -x $exe;
+
+my ($code, $out, $err) = run($exe, '--help');
+ok($code == 0 && $out =~ /^Usage: multigpu/m && $out =~ /summa/ && $out =~ /cublasmp/, '--help');
+
+($code, $out, $err) = run($exe, '--features');
+my %features = map { /^(\w+)=(.*)$/ ? ($1, $2) : () } split /\n/, $out;
+ok($code == 0 && $features{nccl} =~ /^2\.\d+\.\d+$/, "--features names NCCL ($features{nccl})") or diag("$out$err");
+
+for my $case ([['--gpus', '0'], qr/bad --gpus '0'/], [['--gpus', '17'], qr/bad --gpus '17'/],
+              [['--grid', '3'], qr/bad --grid '3'/], [['--grid', '2x'], qr/bad --grid '2x'/],
+              [['--panel', '0'], qr/bad --panel '0'/], [['--local', 'fp16'], qr/bad --local 'fp16'/],
+              [['--algo', 'cannon'], qr/bad --algo 'cannon'/], [['-n', '0'], qr/bad size/],
+              [['--bogus'], qr/unknown option '--bogus'/], [['stray'], qr/unexpected argument/],
+              [['-n', '2000000'], qr/host memory/]) {
+    my ($args, $re) = @$case;
+    ($code, $out, $err) = run($exe, @$args);
+    ok($code == $EXIT{usage} && scalar(split /\n/, $err) == 1 && $err =~ $re, "multigpu @$args: exit 2, one line")
+        or diag("exit $code: $err");
+}
+
+my ($has_gpu, $why) = gpu_available();
+unless ($has_gpu) {
+    ($code, $out, $err) = run($exe, '-n', 8);
+    ok($code == $EXIT{no_gpu} && scalar(split /\n/, $err) == 1, "no GPU: exit 3, one line") or diag($err);
+    done_testing();
+    exit 0;
+}
+
+my $gpus = $features{gpus};
+my $mp_why = $features{cublasmp} ? '' : $features{cublasmp_why};
+my $algos = $mp_why ? 'rows,summa' : 'all';
+diag("$gpus GPUs; cuBLASMp " . ($mp_why ? "not run: $mp_why" : "$features{cublasmp}"));
+
+# Each line of the CSV: algo, ..., status; every algorithm asked for present and passing.
+sub all_pass {
+    my ($label, @args) = @_;
+    my ($code, $out, $err) = run($exe, @args, '--reps', 1, '--csv');
+    my @lines = split /\n/, $out;
+    my @algos = map { (split /,/)[0] } @lines;
+    my $want = $algos eq 'all' ? 3 : 2;
+    my $bad = grep { (split /,/)[14] ne 'pass' } @lines;
+    ok($code == 0 && @lines == $want && !$bad, "$label: " . join(' ', @algos) . " pass")
+        or diag("exit $code: $out$err");
+}
+
+for my $g (1 .. $gpus) {
+    for my $n (1, 7, 17, 100, 1000, 1025) {
+        all_pass("$g GPU(s), n = $n", '--algo', $algos, '--gpus', $g, '-n', $n);
+    }
+    # panels narrower than the blocks and not dividing them: each panel must stay inside one
+    # owner's block
+    all_pass("$g GPU(s), n = 1000, panel 77", '--algo', $algos, '--gpus', $g, '-n', 1000, '--panel', 77);
+    all_pass("$g GPU(s), n = 513, wide inputs", '--algo', $algos, '--gpus', $g, '-n', 513, '--dist', 'wide');
+    all_pass("$g GPU(s), n = 300, TF32 local products", '--algo', $algos, '--gpus', $g, '-n', 300, '--local', 'tf32');
+}
+if ($gpus >= 2) {
+    # the other grid shape: one column of GPUs, B's panels travel instead of A's
+    all_pass("2 GPUs as 2x1, n = 1001", '--algo', $algos, '--gpus', 2, '--grid', '2x1', '-n', 1001, '--panel', 200);
+    all_pass("2 GPUs, n = 4097 (sampled check)", '--algo', $algos, '--gpus', 2, '-n', 4097);
+}
+($code, $out, $err) = run($exe, '--gpus', $gpus + 1, '-n', 8);
+ok($code == $EXIT{no_feature} && scalar(split /\n/, $err) == 1 && $err =~ /this machine has $gpus/,
+   "--gpus " . ($gpus + 1) . ": exit 4, one line") or diag("exit $code: $err");
+($code, $out, $err) = run($exe, '--gpus', 1, '--grid', '2x2', '-n', 8);
+ok($code == $EXIT{usage} && scalar(split /\n/, $err) == 1 && $err =~ /4 places for 1 GPUs/,
+   "--grid 2x2 on 1 GPU: exit 2, one line") or diag("exit $code: $err");
+SKIP: {
+    skip "cuBLASMp runs here", 1 unless $mp_why;
+    ($code, $out, $err) = run($exe, '--algo', 'cublasmp', '-n', 8);
+    ok($code == $EXIT{no_feature} && scalar(split /\n/, $err) == 1, "--algo cublasmp where it cannot run: exit 4")
+        or diag("exit $code: $err");
+}
+done_testing();
