@@ -13,9 +13,16 @@
 
 /* Loaded when first asked for (dlopen), not linked: cuBLASMp needs the CUDA driver to load at
  * all, and a program linked with it could not even say "no GPU here" on a machine without one. */
-#define MP_FUNCTIONS(X) X(cublasMpCreate) X(cublasMpDestroy) X(cublasMpGridCreate) X(cublasMpGridDestroy) \
+#define MP_CORE(X) X(cublasMpCreate) X(cublasMpDestroy) X(cublasMpGridCreate) X(cublasMpGridDestroy) \
     X(cublasMpNumroc) X(cublasMpMatrixDescriptorCreate) X(cublasMpMatrixDescriptorDestroy) \
-    X(cublasMpGemm_bufferSize) X(cublasMpGemm) X(cublasMpMalloc) X(cublasMpFree) X(cublasMpGetVersion)
+    X(cublasMpGemm_bufferSize) X(cublasMpGemm) X(cublasMpGetVersion)
+/* From 0.8 on, a workspace registered with NCCL (cublasMpMalloc) lets cuBLASMp overlap its
+ * communication with the products; 0.7 takes a plain one. */
+#if CUBLASMP_VERSION >= 800
+#define MP_FUNCTIONS(X) MP_CORE(X) X(cublasMpMalloc) X(cublasMpFree)
+#else
+#define MP_FUNCTIONS(X) MP_CORE(X)
+#endif
 #define MP_POINTER(f) static __typeof__(f) *p_##f;
 MP_FUNCTIONS(MP_POINTER)
 
@@ -143,9 +150,11 @@ static void mp_setup(struct cluster *cl, int g, const float *a, const float *b)
     MP_CHECK(p_cublasMpGemm_bufferSize(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, s->bt, 1, 1, s->desc_bt,
                                      s->at, 1, 1, s->desc_at, &zero, s->ct, 1, 1, s->desc_ct, compute, &s->d_bytes,
                                      &s->h_bytes));
-    /* A workspace registered with NCCL lets cuBLASMp overlap its communication with the
-     * products (cuBLASMp's documentation); a plain one falls back to no overlap. */
+#if CUBLASMP_VERSION >= 800
     MP_CHECK(p_cublasMpMalloc(s->grid, &s->d_work, s->d_bytes > 0 ? s->d_bytes : 1));
+#else
+    s->d_work = device_alloc(s->d_bytes > 0 ? s->d_bytes : 1);
+#endif
     s->h_work = malloc(s->h_bytes > 0 ? s->h_bytes : 1);
     if (!s->h_work) {
         fprintf(stderr, "multigpu: out of host memory for cuBLASMp's workspace\n");
@@ -177,7 +186,11 @@ static void mp_teardown(struct cluster *cl, int g)
     (void)cl;
     struct mp_gpu *s = &mine[g];
     CUDA_CHECK(cudaDeviceSynchronize());
+#if CUBLASMP_VERSION >= 800
     MP_CHECK(p_cublasMpFree(s->grid, s->d_work));
+#else
+    CUDA_CHECK(cudaFree(s->d_work));
+#endif
     free(s->h_work);
     MP_CHECK(p_cublasMpMatrixDescriptorDestroy(s->desc_at));
     MP_CHECK(p_cublasMpMatrixDescriptorDestroy(s->desc_bt));
