@@ -53,7 +53,7 @@ static void usage(void)
            "                  cannot run, unless asked for by name)\n"
            "  --grid RxC      the 2-D algorithms' grid of GPUs, R x C = G (default: the squarest,\n"
            "                  R <= C: 1x2, 2x2, 2x4)\n"
-           "  --panel W       SUMMA's panel width and cuBLASMp's block size (default 2048)\n"
+           "  --panel W       SUMMA's panel width and cuBLASMp's block size (default 8192)\n"
            "  --local L       the GPUs' own products: sgemm (cuBLAS FP32, default) or tf32 (cuBLAS on\n"
            "                  TF32 tensor cores, judged by the TF32 bound)\n"
            "  --reps R        timed runs after a warm-up, median reported (default 5)\n"
@@ -101,9 +101,9 @@ static void parse(int argc, char **argv, struct mg_options *o)
     o->n = 4096;
     o->reps = 5;
     o->seed = 1;
-    o->panel = 2048;
+    o->panel = 8192;
     o->dist = DIST_UNIFORM;
-    int grid[2] = {0, 0}, panel = 2048;
+    int grid[2] = {0, 0}, panel = 8192;
     for (int a = 0; a < NUM_ALGORITHMS; a++)
         o->on[a] = 1;
     const struct option_spec specs[] = {

@@ -5,10 +5,11 @@ held at that of --weak-base on one GPU (n grows as the cube root of the GPU coun
 table gives time, TFLOPS, the communication and the local products each timed alone,
 parallel efficiency against one GPU's cuBLAS SGEMM of the same n (the rows algorithm on
 one GPU is exactly that one call) and the time against cuBLASMp's in the same run; rows
-recorded in results/<device>-multigpu.csv, replacing earlier rows of the same key.
+recorded in results/<device>-multigpu.csv (--record-in), replacing earlier rows of the same key.
 
 Usage: scripts/multigpu_sweep.py [--sizes "16384 32768"] [--gpus "1 2"] [--weak-base 16384]
-                                 [--reps 3] [--panel 2048] [--dist uniform]
+                                 [--reps 3] [--panel 8192] [--dist uniform]
+                                 [--record-in multigpu]
 """
 import argparse
 import os
@@ -40,7 +41,7 @@ def efficiency(row, rows):
     did not run this n (the weak-scaling sizes), T1 is the largest smaller n's time times the
     work's ratio (n / n1)^3: SGEMM's rate is flat at these sizes."""
     one = [r for r in rows if r["algo"] == "rows" and r["gpus"] == "1" and r["dist"] == row["dist"]
-           and r["local"] == row["local"] and int(r["n"]) <= int(row["n"])]
+           and r["local"] == row["local"] and r["panel"] == row["panel"] and int(r["n"]) <= int(row["n"])]
     if not one:
         return None
     base = max(one, key=lambda r: int(r["n"]))
@@ -68,7 +69,8 @@ def main(argv):
     ap.add_argument("--gpus", default=None, help="GPU counts, space-separated (default 1 .. all)")
     ap.add_argument("--weak-base", type=ladder.positive_int, default=16384)
     ap.add_argument("--reps", type=ladder.positive_int, default=3)
-    ap.add_argument("--panel", type=ladder.positive_int, default=2048)
+    ap.add_argument("--panel", type=ladder.positive_int, default=8192)
+    ap.add_argument("--record-in", default="multigpu", help="results/<device>-NAME.csv (default multigpu)")
     ap.add_argument("--dist", default="uniform")
     a = ap.parse_args(argv)
     device = ladder.require_gpu("multigpu_sweep.py")
@@ -104,7 +106,7 @@ def main(argv):
             allrows.append(ladder.result_row(cmd[:-1] + ["--csv"], r, stamp))
     print(f"\n{device}: C = A B in FP32, {a.dist} inputs, median of {a.reps}; efficiency = one GPU's cuBLAS "
           f"SGEMM time / (GPUs x time)\n{table(allrows)}\n")
-    print(ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-multigpu.csv"), allrows,
+    print(ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + f"-{a.record_in}.csv"), allrows,
                         COLUMNS, KEY))
     return 0 if ok else 1
 

@@ -32,7 +32,10 @@ The expressions can use the functions below (all figures of the main device unle
   "xeon" or "epyc", ncu(log, section, metric) (value in bytes, seconds, % or a count),
   art(p, column) (the article's 8800GT figures), test_ratio(p, dist, n) (a program's
   componentwise error over cuBLAS SGEMM's in the recorded make test), steps(chapter) (its
-  steps' range as text: "07-10"), and min, max, abs, round.
+  steps' range as text: "07-10"), mgpu(algo, n, gpus, column="ms", panel=8192, run="multigpu")
+  (the multi-GPU chapter's runs; run="multigpu-cublasmp": its one-GPU run beside cuBLASMp),
+  mgpu_eff(algo, n, gpus, panel=8192) (parallel efficiency against the same run's one-GPU
+  SGEMM, scaled by n^3 where one GPU did not run that n), and min, max, abs, round.
 """
 import glob
 import os
@@ -106,6 +109,20 @@ class Results:
             raise KeyError(f"the test log has no ratio for {p} on {dist} at n = {n}")
         return self._ratios[(p, dist, n)]
 
+    def mgpu(self, algo, n, gpus, column="ms", panel=8192, run="multigpu"):
+        return float(self.find(f"{self.slug}-{run}.csv", "the multi-GPU chapter", algo=algo, n=n, gpus=gpus,
+                               panel=panel, dist="uniform", local="sgemm")[column])
+
+    def mgpu_eff(self, algo, n, gpus, panel=8192):
+        """Parallel efficiency as scripts/multigpu_sweep.py computes it."""
+        import multigpu_sweep
+        row = self.find(f"{self.slug}-multigpu.csv", "the multi-GPU chapter", algo=algo, n=n, gpus=gpus, panel=panel,
+                        dist="uniform", local="sgemm")
+        eff = multigpu_sweep.efficiency(row, self.csv(f"{self.slug}-multigpu.csv"))
+        if eff is None:
+            raise KeyError(f"no one-GPU run to compare {algo} at n = {n} on {gpus} GPUs with")
+        return eff
+
     def functions(self):
         c = self.col
         peak = lambda: ladder.fp32_peak_gflops(gpu_fields(self.dir, DEVICE))  # noqa: E731
@@ -142,6 +159,8 @@ class Results:
             "cpu": lambda host, program, n, threads, isa=None, block=None, column="gflops": float(self.find(
                 f"{HOSTS[host]}-cpu.csv", "the CPU chapter", program=program, n=n, threads=threads,
                 **({"isa": isa} if isa else {}), **({"block": block} if block is not None else {}))[column]),
+            "mgpu": self.mgpu,
+            "mgpu_eff": self.mgpu_eff,
             "ncu": self.ncu,
             "test_ratio": self.test_ratio,
             "steps": steps_of,

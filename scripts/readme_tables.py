@@ -27,7 +27,7 @@ LADDER_SIZES = (1000, 4096, 8192)
 FIRST = ladder.STEPS[0] if ladder.STEPS else None  # the step speedups are measured against
 
 
-NOT_LADDER = r"-(cpu|transpose|tile-sweep|warptile-sweep|config-sweep|versions|reproduce|cublas-unpitched)\.csv$"
+NOT_LADDER = r"-(cpu|transpose|multigpu|multigpu-cublasmp|tile-sweep|warptile-sweep|config-sweep|versions|reproduce|cublas-unpitched)\.csv$"
 
 
 def ladder_files(results_dir):
@@ -383,6 +383,39 @@ def gpu_iters(rows):
     return ", ".join(sorted({r["iters"] for r in rows if not r["program"].startswith("cpu")})) or "?"
 
 
+def multigpu_table(results_dir):
+    """The multi-GPU chapter: each algorithm per size and GPU count at the default panel width,
+    with its communication and its local products timed alone and its parallel efficiency
+    against one GPU's SGEMM of the same run (scripts/multigpu_sweep.py's); then the one-GPU run
+    beside cuBLASMp."""
+    import multigpu_sweep
+    parts = []
+    what = {"multigpu": "one host, 1 and 2 GPUs", "multigpu-cublasmp": "one GPU (a 1 x 1 grid), beside cuBLASMp"}
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-multigpu*.csv")), key=len):
+        rows = [r for r in ladder.read_results(path) if r["dist"] == "uniform" and r["local"] == "sgemm"]
+        run = re.search(r"-(multigpu[a-z-]*)\.csv$", path).group(1)
+        if not rows:
+            continue
+        panel = max(int(r["panel"]) for r in rows)
+        rows = sorted([r for r in rows if int(r["panel"]) == panel],
+                      key=lambda r: (int(r["n"]) if r["gpus"] == "1" or any(
+                          o["gpus"] == "1" and o["n"] == r["n"] for o in rows) else 10 ** 9 + int(r["n"]),
+                          int(r["gpus"]), ["rows", "summa", "cublasmp"].index(r["algo"])))
+        body = []
+        for r in rows:
+            eff = multigpu_sweep.efficiency(r, rows)
+            ms = lambda c: "" if r[c] in ("nan", "") else f(r[c], 1)  # noqa: E731
+            body.append([r["algo"], r["n"], r["gpus"], r["grid"], f(r["ms"], 1), f(r["tflops"], 1), ms("comm_ms"),
+                         ms("gemm_ms"), "" if eff is None else f(100 * eff, 1) + "%", f"{float(r['max_comp_err']):.2e}",
+                         r["status"]])
+        dates = ", ".join(sorted({r["date"][:10] for r in rows}))
+        parts.append(f"**{rows[0]['device']}, {what.get(run, run)}** (`results/{os.path.basename(path)}`, measured {dates}; median of "
+                     f"{rows[0]['reps']}; panel {panel}; uniform inputs)\n\n"
+                     + table(["algorithm", "n", "GPUs", "grid", "ms", "TFLOPS", "communication alone, ms",
+                              "local products alone, ms", "efficiency", "componentwise error", "result"], body, 1))
+    return "\n\n".join(parts)
+
+
 def transpose_table(results_dir):
     """Every transpose variant per shape: ms, GB/s, % of the device-to-device copy,
     speedup over the naive kernel and over the CPU loop."""
@@ -565,6 +598,7 @@ def main(args):
     tables["tile-sweep"] = tile_sweep_table(results)
     tables["cpu"], tables["cpu-sweep"] = cpu_tables(results)
     tables["transpose"] = transpose_table(results)
+    tables["multigpu"] = multigpu_table(results)
     tables["warptile-sweep"] = warptile_sweep_table(results)
     # The tables a step's own experiments give (its experiments.json): "<program>-caps", ...
     tables.update({f"{p}-caps": caps_table(results, p, e["beside"]) for p, e in ladder.experiments("caps")})

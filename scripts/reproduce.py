@@ -30,6 +30,8 @@ Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
   tile-sweep      the lab's tile size, tiled against naive kernel
   warptile-sweep  the tile shapes of the warp-tiled kernels
   transpose       the transpose chapter, and its ncu counters where ncu is installed
+  multigpu        the multi-GPU chapter on every GPU of this machine, and on one GPU beside
+                  cuBLASMp (where multigpu/multigpu is built: it needs NCCL)
   ncu             the profiler's evidence of the READMEs, each step's declared counters among
                   it (needs ncu)
   cpu             the CPU chapter on this machine's CPU (make cpu, make cpu-sweep)
@@ -50,7 +52,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
 
 PARTS = ["device", "config-sweep", "compare", "tensor", "range", "versions", "rounding", "article", "caps", "tile-sweep", "warptile-sweep",
-         "transpose", "ncu", "cpu", "test", "plots"]
+         "transpose", "multigpu", "ncu", "cpu", "test", "plots"]
 GPU_PARTS = set(PARTS) - {"cpu", "plots"}
 COMPARE_SIZES = "256 512 1000 2048 4096 8192"
 REPS = 20
@@ -142,6 +144,11 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
     if part == "transpose":
         return [(py("transpose_compare.py"), None, "transpose")] + \
             ([(make("transpose-profile"), None, "transpose")] if have_ncu else [])
+    if part == "multigpu":
+        if not os.path.exists(os.path.join(ladder.ROOT, "multigpu", "multigpu")):
+            return []
+        return [(py("multigpu_sweep.py"), None, "multigpu"),
+                (py("multigpu_sweep.py", "--gpus", "1", "--record-in", "multigpu-cublasmp"), None, "multigpu")]
     if part == "ncu":
         if not have_ncu:
             return []

@@ -28,6 +28,9 @@ for my $f (glob "results/*.csv") {
     } elsif ($f =~ m{/programs\.csv$}) {
         like($header, qr/^row,program,binary,math,math_index,folder,lesson,chapter,precision,compensated,min_cc,exact_cc,needs$/,
              "$f has the programs' descriptions (--describe)");
+    } elsif ($f =~ /-multigpu(-[a-z]+)?\.csv$/) {
+        like($header, qr/^date,command,algo,local,n,gpus,grid,panel,device,ms,tflops,comm_ms,gemm_ms,/,
+             "$f has the multi-GPU chapter's columns");
     } elsif ($f =~ /-tile-sweep\.csv$/) {
         like($header, qr/^date,command,kernel,tile,threads_per_block,n,device,kernel_ms,gflops/,
              "$f has the tile sweep's columns");

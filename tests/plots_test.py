@@ -66,10 +66,33 @@ with tempfile.TemporaryDirectory() as tmp:
                          avg_comp_err=f"{comp / 5:.3e}")
                 rows.append(r)
     ladder.merge_results(os.path.join(results, "fixture-gpu.csv"), rows)
+    # The multi-GPU chapter: three algorithms on 1 and 2 GPUs (made-up values), at two panel
+    # widths, of which the chart takes the larger.
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import multigpu_sweep  # noqa: E402
+    mg = []
+    for panel in (2048, 8192):
+        for algo, slow in (("rows", 1.0), ("summa", 1.1), ("cublasmp", 1.05)):
+            for n in (1024, 2048):
+                for g in (1, 2):
+                    ms = n ** 3 / 5e8 * slow / g * (1.5 if panel == 2048 else 1)
+                    mg.append(dict(date="2026-01-01T00:00Z", command="fixture", algo=algo, local="sgemm", n=str(n),
+                                   gpus=str(g), grid=f"1x{g}", panel=str(panel), device=DEVICE, ms=f"{ms:.4f}",
+                                   tflops=f"{2 * n ** 3 / ms / 1e9:.2f}", comm_ms="nan" if algo == "cublasmp" else "1.5",
+                                   gemm_ms="nan" if algo == "cublasmp" else f"{ms * 0.9:.4f}", max_rel_err="1e-6",
+                                   max_comp_err="1e-6", bound="1e-5", status="pass", rows_checked="64", reps="3",
+                                   dist="uniform"))
+    ladder.merge_results(os.path.join(results, "fixture-gpu-multigpu.csv"), mg, multigpu_sweep.COLUMNS,
+                         multigpu_sweep.KEY)
     p = charts(results, out)
     ok(p.returncode == 0, "plots/charts.py runs on the fixture", p.stdout + p.stderr)
     for name in CHARTS:
         written(out, name, "every program, both distributions")
+    written(out, "multigpu_fixture-gpu", "the multi-GPU chapter")
+    text = svg_text(out, "multigpu_fixture-gpu")
+    ok(all(s in text for s in ("Strong scaling", "summa, n = 2048", "cublasmp", "perfect scaling", "panel 8192",
+                                 "n = 2048 on 2 GPUs")) and "panel 2048" not in text,
+       "multigpu: every algorithm, perfect scaling and the time split, at the larger panel only")
     text = svg_text(out, "speedup")
     ok("cuBLAS TF32 kernel, n = 4096" in text and "tensor-core ceiling" in text and "step 12" in text,
        "speedup: steps 11 and 12 shown, the TF32 ceiling marked beside cuBLAS's")
