@@ -122,6 +122,9 @@ help:
 	@echo "make cpu-sweep       the lab's block-size sweep (8 .. 1024) at n = 1024 and 2048"
 	@echo "make transpose       the transpose chapter: every variant at 2048 x 1536 and 8192 x 8192"
 	@echo "make transpose-profile  ncu: bank conflicts and store sectors per transpose variant"
+	@echo "make multigpu        the multi-GPU chapter at n = 8192 on every GPU here (NCCL needed);"
+	@echo "                     make multigpu-sweep its scaling runs; make nccl, make cublasmp fetch"
+	@echo "                     the pinned NCCL and cuBLASMp wheels into third_party/"
 	@echo "make profile STEP=05 ncu metrics of that step's kernel at n = 1000 (NCU_N=..., STEP=cublas or cutlass,"
 	@echo "                     PROFILE_ARGS='--math tf32'; PROGRAM=obj/versions/NAME for a development version)"
 	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
@@ -259,7 +262,8 @@ FIRST_DIR := $(firstword $(STEP_DIRS))
 FIRST_STEP := $(call step_program,$(FIRST_DIR))
 TEST_HELPERS := obj/fake_driver/old/libcuda.so.1 obj/fake_driver/failing/libcuda.so.1 \
                 obj/test/foreign_arch obj/test/needs_cc99 obj/test/needs_exact99 \
-                obj/test/hopper_test obj/test/tensor_core_arith obj/test/short_sums $(TEST_VERSIONS)
+                obj/test/hopper_test obj/test/tensor_core_arith obj/test/short_sums obj/test/multigpu_partition \
+                $(TEST_VERSIONS)
 obj/fake_driver/old/libcuda.so.1: tests/fake_libcuda.c
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -shared -fPIC -DFAKE_DRIVER_VERSION=10020 -o $@ $<
@@ -297,6 +301,12 @@ obj/test/tensor_core_arith: tests/tensor_core_arith.cu tests/tf32_model.h tests/
 obj/test/short_sums: tests/short_sums.c tests/tf32_model.h tests/tap.h $(HARNESS) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(HARNESS) -lm
+
+# The multi-GPU chapter's cuts (multigpu/partition.h), checked on the CPU by tests/20-multigpu.t:
+# plain C, no NCCL or GPU needed.
+obj/test/multigpu_partition: tests/multigpu_partition.c multigpu/partition.h tests/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests -o $@ $<
 
 obj/harness_test: tests/harness_test.c tests/tap.h $(HARNESS) $(HEADERS) | obj
 	$(CC) $(CFLAGS) -o $@ tests/harness_test.c $(HARNESS) -lm

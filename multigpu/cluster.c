@@ -18,14 +18,6 @@ void cublas_check(cublasStatus_t s, const char *what, const char *file, int line
     exit(EXIT_CUDA_ERROR);
 }
 
-int part_of(long n, int parts, long k)
-{
-    int p = parts - 1;
-    while (p > 0 && (part_start(n, parts, p) > k || part_size(n, parts, p) == 0))
-        p--;
-    return p;
-}
-
 void local_gemm(struct cluster *cl, int g, long m, long n, long k, const float *a, long lda, const float *b,
                 long ldb, float beta, float *c, long ldc)
 {

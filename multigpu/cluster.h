@@ -16,6 +16,7 @@
 #include "exit_codes.h"
 #include "gpu.h"
 #include "matrix.h"
+#include "partition.h"
 
 #define MAX_GPUS 16
 
@@ -36,18 +37,6 @@ struct cluster {
     cublasHandle_t blas[MAX_GPUS];
 };
 
-/* The first row (or column) of part p when n rows are split into parts nearly equal parts:
- * part p holds [part_start(p), part_start(p + 1)). */
-static inline long part_start(long n, int parts, int p)
-{
-    return n * p / parts;
-}
-static inline long part_size(long n, int parts, int p)
-{
-    return part_start(n, parts, p + 1) - part_start(n, parts, p);
-}
-/* The part that holds index k (the last part whose start is <= k and which is not empty). */
-int part_of(long n, int parts, long k);
 
 /* What to run: the communication, the local products, or both (the algorithm itself).
  * The first two alone tell how much of the time each takes and how much overlap hid. */

@@ -3,13 +3,18 @@
 # top Makefile. NCCL is optional, like OpenBLAS: without it the chapter is not built and its
 # tests skip, saying why.
 
-# NCCL: the pinned wheel's (make nccl), else the CUDA toolkit's, else the system's;
-# NCCL_HOME=DIR names another (DIR/include/nccl.h and DIR/lib/libnccl.so.2).
+# NCCL: the pinned wheel's (make nccl), else the CUDA toolkit's, else the system's, else the
+# one a Python install carries (PyTorch's nvidia-nccl wheel); NCCL_HOME=DIR names another
+# (DIR/include/nccl.h and DIR/lib/libnccl.so.2).
 NCCL_VERSION := 2.29.7
 CUBLASMP_VERSION := 0.9.1.3056
 NCCL_PINNED := third_party/nccl-$(NCCL_VERSION)/nvidia/nccl
 CUBLASMP_PINNED := third_party/cublasmp-$(CUBLASMP_VERSION)/nvidia/cublasmp/cu13
 NCCL_HOME ?= $(firstword $(foreach d,$(NCCL_PINNED) $(CUDA_HOME) /usr,$(if $(wildcard $(d)/include/nccl.h),$(d))))
+ifeq ($(NCCL_HOME),)
+  NCCL_HOME := $(shell python3 -c 'import nvidia.nccl as m, os; d = list(m.__path__)[0]; \
+      print(d if os.path.exists(os.path.join(d, "include", "nccl.h")) else "")' 2>/dev/null)
+endif
 NCCL_LIB := $(firstword $(wildcard $(addprefix $(NCCL_HOME)/,lib/libnccl.so.2 lib64/libnccl.so.2 \
                 lib/x86_64-linux-gnu/libnccl.so.2)))
 CUBLASMP_HOME ?= $(if $(wildcard $(CUBLASMP_PINNED)/include/cublasmp.h),$(CUBLASMP_PINNED))

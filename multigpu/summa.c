@@ -26,22 +26,6 @@ struct summa_gpu {
 };
 static struct summa_gpu mine[MAX_GPUS];
 
-/* The panels: k from 0 to n in steps of at most panel, each inside one part of A's columns
- * (split among pcol) and of B's rows (split among prow), so that one grid column owns its
- * columns of A and one grid row its rows of B. Returns the end of the panel from k0. */
-static long panel_end(const struct cluster *cl, long k0)
-{
-    const long n = cl->n;
-    long k1 = k0 + cl->panel;
-    const long a_end = part_start(n, cl->pcol, part_of(n, cl->pcol, k0) + 1);
-    const long b_end = part_start(n, cl->prow, part_of(n, cl->prow, k0) + 1);
-    if (k1 > a_end)
-        k1 = a_end;
-    if (k1 > b_end)
-        k1 = b_end;
-    return k1;
-}
-
 static double summa_device_bytes(const struct cluster *cl)
 {
     const double n = (double)cl->n, m = (double)cl->n / cl->prow + 1, nc = (double)cl->n / cl->pcol + 1;
@@ -109,8 +93,8 @@ static void summa_run(struct cluster *cl, int g, enum run_parts parts)
     for (int t = 0; t < 2; t++)
         CUDA_CHECK(cudaEventRecord(s->done_with[t], compute));
     int t = 0;
-    for (long k0 = 0; k0 < n; k0 = panel_end(cl, k0), t ^= 1) {
-        const long k1 = panel_end(cl, k0), w = k1 - k0;
+    for (long k0 = 0; k0 < n; k0 = panel_end(n, cl->prow, cl->pcol, cl->panel, k0), t ^= 1) {
+        const long k1 = panel_end(n, cl->prow, cl->pcol, cl->panel, k0), w = k1 - k0;
         const int owner_col = part_of(n, cl->pcol, k0), owner_row = part_of(n, cl->prow, k0);
         /* Where this panel of A and of B is read from: the GPU's own block when the grid has
          * one column (or one row), else the buffer the broadcast fills. */
