@@ -36,6 +36,11 @@ static void print_versions(char *out, size_t size)
              gpu_driver / 1000, gpu_driver % 1000 / 10, gpu_runtime / 1000, gpu_runtime % 1000 / 10);
 }
 
+const char *gpu_program_name(void)
+{
+    return gpu_program;
+}
+
 void cuda_check(cudaError_t err, const char *what, const char *file, int line)
 {
     if (err == cudaSuccess)

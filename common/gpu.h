@@ -49,6 +49,8 @@ struct gpu_device {
  * device: one line, exit EXIT_NO_GPU; a driver older than this build: EXIT_OLD_DRIVER;
  * a bad MATMUL_SMEM_LIMIT: EXIT_USAGE. */
 void gpu_open(const char *program, struct gpu_device *dev);
+/* The program name gpu_open was given ("cuda" before it), for other libraries' error lines. */
+const char *gpu_program_name(void);
 
 /* A technique this GPU lacks: with compute capability below min_cc (e.g. 80 for 8.0),
  * print "program needs compute capability 8.0 (needs); this GPU is 7.5" and exit

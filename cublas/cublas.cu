@@ -4,6 +4,7 @@
 #include "step.h"
 
 #include <cublas_v2.h>
+#include "cublas_check.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,16 +24,6 @@ const struct step_info step_info = {
     .chapter = "reference",
     .maths = maths,
 };
-
-static void cublas_check(cublasStatus_t status, const char *what, int line)
-{
-    if (status == CUBLAS_STATUS_SUCCESS)
-        return;
-    fprintf(stderr, "cublas: cuBLAS error %s (%d) in %s at %s:%d (not a problem of the input: check the GPU "
-            "with nvidia-smi)\n", cublasGetStatusName(status), (int)status, what, __FILE__, line);
-    exit(EXIT_CUDA_ERROR);
-}
-#define CUBLAS_CHECK(call) cublas_check((call), #call, __LINE__)
 
 /* Created once, in the warm-up pass, so that no timed pass pays for it. */
 static cublasHandle_t handle;

@@ -1,4 +1,4 @@
-/* The helpers every multi-GPU algorithm shares: errors, the parts of a split, the local
+/* The helpers every multi-GPU algorithm shares: NCCL's errors, the parts of a split, the local
  * product, allocation and block copies. */
 #include "cluster.h"
 
@@ -7,14 +7,6 @@ void nccl_check(ncclResult_t r, const char *what, const char *file, int line)
     if (r == ncclSuccess)
         return;
     fprintf(stderr, "multigpu: %s failed at %s:%d: %s\n", what, file, line, ncclGetErrorString(r));
-    exit(EXIT_CUDA_ERROR);
-}
-
-void cublas_check(cublasStatus_t s, const char *what, const char *file, int line)
-{
-    if (s == CUBLAS_STATUS_SUCCESS)
-        return;
-    fprintf(stderr, "multigpu: %s failed at %s:%d: %s\n", what, file, line, cublasGetStatusString(s));
     exit(EXIT_CUDA_ERROR);
 }
 

@@ -13,6 +13,7 @@
 #include <cublas_v2.h>
 #include <nccl.h>
 
+#include "cublas_check.h"
 #include "exit_codes.h"
 #include "gpu.h"
 #include "matrix.h"
@@ -20,11 +21,10 @@
 
 #define MAX_GPUS 16
 
-/* NCCL's and cuBLAS's errors, like CUDA_CHECK's: one line, exit EXIT_CUDA_ERROR. */
+/* NCCL's errors, like CUDA_CHECK's: one line, exit EXIT_CUDA_ERROR (cuBLAS's: CUBLAS_CHECK,
+ * common/cublas_check.h). */
 #define NCCL_CHECK(call) nccl_check((call), #call, __FILE__, __LINE__)
-#define CUBLAS_CHECK(call) cublas_check((call), #call, __FILE__, __LINE__)
 void nccl_check(ncclResult_t r, const char *what, const char *file, int line);
-void cublas_check(cublasStatus_t s, const char *what, const char *file, int line);
 
 struct cluster {
     int gpus;                   /* how many GPUs take part, 0 .. gpus - 1 */
