@@ -194,6 +194,49 @@ __device__ static __forceinline__ void wgmma_m64n256k8_tf32(float d[128], uint64
 #endif
 }
 
+/* The register-source form: A from registers, B from shared memory as above. Each thread
+ * holds its share of the 64 x 8 tile of A, four TF32 values (the PTX ISA's "register fragment
+ * layout for matrix A", .tf32; CUTLASS's ALayout_64x8): thread t, w = t / 32, l = t % 32,
+ *     a[v]: row = 16 w + l / 4 + 8 (v % 2)        col (k) = l % 4 + 4 (v / 2)
+ * so a thread can build its operand itself (split it, scale it) between shared memory and
+ * the tensor core. The registers are read asynchronously too: ptxas keeps them unchanged
+ * until the wgmma_wait_group that covers the instruction. */
+__device__ static __forceinline__ void wgmma_m64n64k8_tf32_rs(float d[32], const uint32_t a[4], uint64_t desc_b,
+                                                              int scale_d)
+{
+#if WGMMA_AVAILABLE
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {" WGMMA_REGS_0_31 "}, {%32, %33, %34, %35}, "
+                 "%36, p, 1, 1;\n"
+                 "}\n"
+                 : WGMMA_D32(0)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d)
+                 : "memory");
+#else
+    __trap();
+#endif
+}
+
+__device__ static __forceinline__ void wgmma_m64n128k8_tf32_rs(float d[64], const uint32_t a[4], uint64_t desc_b,
+                                                               int scale_d)
+{
+#if WGMMA_AVAILABLE
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" WGMMA_REGS_0_31 ", " WGMMA_REGS_32_63
+                 "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n"
+                 "}\n"
+                 : WGMMA_D32(0), WGMMA_D32(32)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d)
+                 : "memory");
+#else
+    __trap();
+#endif
+}
+
 #undef WGMMA_D8
 #undef WGMMA_D32
 #undef WGMMA_REGS_0_31
