@@ -70,15 +70,124 @@ const struct step_info step_info = {
     .configs = wgmma_configs,
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_FP32,
+    .change = "each consumer splits the next stage's fragment of A while the tensor cores multiply this "
+        "stage's; shared-memory loads and stores as such; NaN and Inf found with two instructions per value: the step",
 };
 
-/* x's shifted split into big and small TF32 halves, as the bits wgmma reads. */
+/* x's shifted split into big and small TF32 halves, as the bits wgmma reads. FINITE: its row
+ * or column holds no NaN or Inf, so split's test for one is skipped (the result is the same). */
+template <bool FINITE>
 __device__ static __forceinline__ void split_bits(float x, float scale, uint32_t *big, uint32_t *small)
 {
     float b, s;
-    split(x * scale, &b, &s);
+    if (FINITE) {
+        b = __uint_as_float(to_tf32_exact(x * scale));
+        s = __uint_as_float(to_tf32_exact(x * scale - b));
+    } else {
+        split(x * scale, &b, &s);
+    }
     *big = __float_as_uint(b);
     *small = __float_as_uint(s);
+}
+
+/* A running largest magnitude and a trap for NaN and Inf, two instructions per value:
+ * fmaxf(m, |x|) skips a NaN (and keeps an Inf), and x * 0 is 0 for every finite x, NaN for
+ * NaN and Inf, so the trap ends NaN exactly when a value was not finite. Only then is the
+ * largest finite magnitude taken again, value by value (largest_finite). */
+__device__ static __forceinline__ void scan(float x, float *m, float *trap)
+{
+    *m = fmaxf(*m, fabsf(x));
+    *trap = fmaf(x, 0.0f, *trap);
+}
+
+__device__ static __forceinline__ float largest_finite(float m, float x)
+{
+    return isfinite(x) ? fmaxf(m, fabsf(x)) : m;
+}
+
+/* The transform of one column j of the raw B tile: its largest finite magnitude and its
+ * shift (kept for the consumers), then the split values as row j of Bt_big and Bt_small:
+ * k = 4q ... 4q + 3 in 16-byte chunk q ^ (j % 8), the TMA's 128-byte swizzle, so that eight
+ * neighbouring threads fill the 32 banks. */
+template <bool FINITE>
+__device__ static __forceinline__ void write_bt(const float x[BK], float scale, unsigned char *big,
+                                                unsigned char *small, int j)
+{
+#pragma unroll
+    for (int q = 0; q < BK / 4; q++) {
+        uint4 b4, s4;
+        split_bits<FINITE>(x[4 * q + 0], scale, &b4.x, &s4.x);
+        split_bits<FINITE>(x[4 * q + 1], scale, &b4.y, &s4.y);
+        split_bits<FINITE>(x[4 * q + 2], scale, &b4.z, &s4.z);
+        split_bits<FINITE>(x[4 * q + 3], scale, &b4.w, &s4.w);
+        const int at = j * 128 + ((q ^ (j % 8)) * 16);
+        *(uint4 *)(big + at) = b4;
+        *(uint4 *)(small + at) = s4;
+    }
+}
+
+/* A consumer thread's share of a stage's A tile, split: wgmma's register fragment of each of
+ * the four steps of 8 of k, big and small, and its two rows' shifts for the stage. */
+struct a_fragment {
+    uint32_t big[BK / 8][4], small[BK / 8][4];
+    int e_up, e_down;
+};
+
+template <bool FINITE>
+__device__ static __forceinline__ void split_fragment(const float x[BK / 8][4], float scale_up, float scale_down,
+                                                      struct a_fragment *f)
+{
+#pragma unroll
+    for (int k8 = 0; k8 < BK / 8; k8++)
+#pragma unroll
+        for (int v = 0; v < 4; v++)
+            split_bits<FINITE>(x[k8][v], v % 2 ? scale_down : scale_up, &f->big[k8][v], &f->small[k8][v]);
+}
+
+/* Load and split it. x[k8][v] sits at row r_up + 8 (v % 2), k = 8 k8 + t + 4 (v / 2), in 16-byte
+ * chunk (2 k8 + v / 2) ^ g of its 128-byte row (the rows' index mod 8 is g): the 32 lanes hit 32
+ * different banks. The rows' largest magnitudes over the stage: this thread's eight values of
+ * each, then the quad's (lanes 4g ... 4g + 3 hold the rest of both rows). */
+__device__ static __forceinline__ void load_fragment(const unsigned char *tile, int r_up, int m0, int *row_special,
+                                                     int *any_special, struct a_fragment *f)
+{
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    float x[BK / 8][4], m_up = 0.0f, m_down = 0.0f, trap_up = 0.0f, trap_down = 0.0f;
+#pragma unroll
+    for (int k8 = 0; k8 < BK / 8; k8++)
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+            x[k8][v] = *(const float *)(tile + (r_up + 8 * (v % 2)) * 128 + (((2 * k8 + v / 2) ^ g) * 16) + t * 4);
+            if (v % 2)
+                scan(x[k8][v], &m_down, &trap_down);
+            else
+                scan(x[k8][v], &m_up, &trap_up);
+        }
+    const int special_up = isnan(trap_up), special_down = isnan(trap_down);
+    if (special_up | special_down) {
+        m_up = m_down = 0.0f;
+#pragma unroll
+        for (int k8 = 0; k8 < BK / 8; k8++) {
+            m_up = largest_finite(largest_finite(m_up, x[k8][0]), x[k8][2]);
+            m_down = largest_finite(largest_finite(m_down, x[k8][1]), x[k8][3]);
+        }
+        if (special_up)
+            row_special[m0 + r_up] = 1;
+        if (special_down)
+            row_special[m0 + r_up + 8] = 1;
+        *any_special = 1;
+    }
+    for (int d = 1; d < 4; d *= 2) {
+        m_up = fmaxf(m_up, __shfl_xor_sync(0xffffffffu, m_up, d));
+        m_down = fmaxf(m_down, __shfl_xor_sync(0xffffffffu, m_down, d));
+    }
+    f->e_up = shift_for(m_up);
+    f->e_down = shift_for(m_down);
+    const float scale_up = pow2f(f->e_up), scale_down = pow2f(f->e_down);
+    if (special_up | special_down)
+        split_fragment<false>(x, scale_up, scale_down, f);
+    else
+        split_fragment<true>(x, scale_up, scale_down, f);
 }
 
 /* wgmma's n is part of the instruction: one wrapper per width. */
@@ -91,6 +200,75 @@ __device__ static __forceinline__ void wgmma_tf32_rs(float *d, const uint32_t a[
         wgmma_m64n64k8_tf32_rs(d, a, db, scale_d);
 }
 
+/* The shared memory of a block, as the kernel's parts see it. */
+struct block_smem {
+    unsigned char *tiles; /* STAGES stages of STAGE_BYTES, 1024-byte aligned */
+    int *col_shifted;     /* [STAGES][4]: any of a transform warp's columns shifted */
+    int *col_shift;       /* [STAGES][BN] */
+    uint64_t *full, *split_done, *empty;
+};
+
+/* One stage of a consumer: multiply with the fragment already split (cur), and while the
+ * tensor cores work, load and split the next stage's (next); then wait, scale the stage's sums
+ * back if a shift was taken, hand the stage back and add its sums to the running ones. */
+template <int BN, int STAGES, bool FOURTH>
+__device__ static __forceinline__ void consume_stage(const struct block_smem *sm, int kt, int kt_count, int consumer,
+                                                     int r_up, int m0, int *row_special, int *any_special,
+                                                     const struct a_fragment *cur, struct a_fragment *next,
+                                                     float acc[BN / 2], float sum[BN / 2])
+{
+    const int s = kt % STAGES, t = threadIdx.x % 4;
+    const unsigned char *stage = sm->tiles + s * STAGE_BYTES(BN);
+    const uint64_t b_big = wgmma_desc_k_sw128(stage + TILE_A + TILE_B(BN));
+    const uint64_t b_small = wgmma_desc_k_sw128(stage + TILE_A + 2 * TILE_B(BN));
+    wgmma_fence();
+    /* Step 14's order: the small products first, the smallest first, into fresh sums, then
+     * big x big. */
+#pragma unroll
+    for (int k8 = 0; k8 < BK / 8; k8++) {
+        if (FOURTH)
+            wgmma_tf32_rs<BN>(acc, cur->small[k8], b_small + 2 * k8, k8 > 0);
+        wgmma_tf32_rs<BN>(acc, cur->small[k8], b_big + 2 * k8, FOURTH || k8 > 0);
+        wgmma_tf32_rs<BN>(acc, cur->big[k8], b_small + 2 * k8, 1);
+    }
+#pragma unroll
+    for (int k8 = 0; k8 < BK / 8; k8++)
+        wgmma_tf32_rs<BN>(acc, cur->big[k8], b_big + 2 * k8, 1);
+    wgmma_commit_group();
+
+    if (kt + 1 < kt_count) {
+        const int s1 = (kt + 1) % STAGES;
+        mbarrier_wait_parity(&sm->split_done[s1], ((kt + 1) / STAGES) & 1);
+        load_fragment(sm->tiles + s1 * STAGE_BYTES(BN), r_up, m0, row_special, any_special, next);
+    }
+    const int4 flags = *(const int4 *)(sm->col_shifted + s * 4);
+    const int cols_shifted = flags.x | flags.y | flags.z | flags.w;
+
+    wgmma_wait_group<0>();
+    for (int i = 0; i < BN / 2; i++)
+        wgmma_fence_operand(&acc[i]);
+    /* The stage's sums back to the inputs' scale (exact unless C's element is subnormal),
+     * when a shift was taken. The accumulators' layout: value i sits in column
+     * 8 (i / 4) + 2 t + i % 2, of the upper row for i % 4 < 2, the lower one else. */
+    if (cols_shifted) { /* the same for the whole warpgroup: the stage's flags */
+        const int *shift = sm->col_shift + s * BN + 2 * t;
+        for (int i = 0; i < BN / 2; i++)
+            acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? cur->e_up : cur->e_down) - shift[8 * (i / 4) + i % 2]);
+        /* The column shifts are read: the stage may go only when the whole warpgroup is done. */
+        if (consumer == 0) /* named barriers 1 and 2, one per consumer warpgroup */
+            asm volatile("bar.sync 1, 128;\n" ::: "memory");
+        else
+            asm volatile("bar.sync 2, 128;\n" ::: "memory");
+    } else if (cur->e_up | cur->e_down) {
+        for (int i = 0; i < BN / 2; i++)
+            acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? cur->e_up : cur->e_down));
+    }
+    if (threadIdx.x % 128 == 0)
+        mbarrier_arrive(&sm->empty[s]);
+    for (int i = 0; i < BN / 2; i++)
+        sum[i] += acc[i];
+}
+
 /* One block: C[m0 : m0 + BM, n0 : n0 + BN] over all of k. Warpgroup 0 loads, 1 transforms B,
  * 2 and 3 split A and multiply. full[s]: stage s holds its raw tiles (the TMA's bytes arrived);
  * split[s]: its Bt_big and Bt_small are written; empty[s]: both consumers are done with it.
@@ -101,12 +279,17 @@ __global__ static void __launch_bounds__(THREADS, 1)
     matmult_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, float *c,
                    size_t ldc, int tiles, int *row_special, int *col_special, int *any_special)
 {
+    /* Aligned by an offset from the array itself, so that the compiler still knows these are
+     * shared-memory addresses (LDS and STS, not generic loads and stores). */
     extern __shared__ unsigned char smem_raw[];
-    unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    int *col_shifted = (int *)(smem + STAGES * STAGE_BYTES(BN)); /* [STAGES][4], 16-byte aligned */
-    int *col_shift = col_shifted + STAGES * 4;                   /* [STAGES][BN] */
-    uint64_t *full = (uint64_t *)(col_shift + STAGES * BN);
-    uint64_t *split_done = full + STAGES, *empty = split_done + STAGES;
+    const unsigned raw_at = (unsigned)__cvta_generic_to_shared(smem_raw);
+    struct block_smem sm;
+    sm.tiles = smem_raw + (((raw_at + 1023) & ~1023u) - raw_at);
+    sm.col_shifted = (int *)(sm.tiles + STAGES * STAGE_BYTES(BN));
+    sm.col_shift = sm.col_shifted + STAGES * 4;
+    sm.full = (uint64_t *)(sm.col_shift + STAGES * BN);
+    sm.split_done = sm.full + STAGES;
+    sm.empty = sm.split_done + STAGES;
     const int warpgroup = threadIdx.x / 128, kt_count = tiles * TILE / BK;
     int m_tile, n_tile;
     block_tile(GROUP_M, tiles * TILE / BM, tiles * TILE / BN, &m_tile, &n_tile);
@@ -114,9 +297,9 @@ __global__ static void __launch_bounds__(THREADS, 1)
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
-            mbarrier_init(&full[s], 1);
-            mbarrier_init(&split_done[s], 128);
-            mbarrier_init(&empty[s], CONSUMERS);
+            mbarrier_init(&sm.full[s], 1);
+            mbarrier_init(&sm.split_done[s], 128);
+            mbarrier_init(&sm.empty[s], CONSUMERS);
         }
         fence_mbarrier_init();
     }
@@ -131,11 +314,11 @@ __global__ static void __launch_bounds__(THREADS, 1)
                 const int s = kt % STAGES;
                 /* Wait until the consumers freed the stage (the first round passes: a fresh
                  * barrier's previous phase counts as complete). */
-                mbarrier_wait_parity(&empty[s], ((kt / STAGES) & 1) ^ 1);
-                unsigned char *stage = smem + s * STAGE_BYTES(BN);
-                mbarrier_arrive_expect_tx(&full[s], LOAD_BYTES(BN));
-                cp_async_bulk_tensor_2d_global_to_shared(stage, &a_map, m0, kt * BK, &full[s]);
-                cp_async_bulk_tensor_2d_global_to_shared(stage + TILE_A, &b_map, kt * BK, n0, &full[s]);
+                mbarrier_wait_parity(&sm.empty[s], ((kt / STAGES) & 1) ^ 1);
+                unsigned char *stage = sm.tiles + s * STAGE_BYTES(BN);
+                mbarrier_arrive_expect_tx(&sm.full[s], LOAD_BYTES(BN));
+                cp_async_bulk_tensor_2d_global_to_shared(stage, &a_map, m0, kt * BK, &sm.full[s]);
+                cp_async_bulk_tensor_2d_global_to_shared(stage + TILE_A, &b_map, kt * BK, n0, &sm.full[s]);
             }
         }
         return;
@@ -143,164 +326,68 @@ __global__ static void __launch_bounds__(THREADS, 1)
 
     if (warpgroup == 1) {
         /* The transform: thread j takes column j of the raw B tile (a warp reads 32 neighbours
-         * of a row, one 128-byte line), finds its largest finite magnitude and its shift, and
-         * writes it split and shifted as row j of Bt_big and Bt_small: k = 4q ... 4q + 3 in
-         * 16-byte chunk q ^ (j % 8), the TMA's 128-byte swizzle, so that eight neighbouring
-         * threads fill the 32 banks. */
+         * of a row, one 128-byte line). */
         setmaxnreg_dec<56>();
         const int j = threadIdx.x - 128;
         for (int kt = 0; kt < kt_count; kt++) {
             const int s = kt % STAGES;
-            mbarrier_wait_parity(&full[s], (kt / STAGES) & 1);
-            unsigned char *stage = smem + s * STAGE_BYTES(BN);
+            mbarrier_wait_parity(&sm.full[s], (kt / STAGES) & 1);
+            unsigned char *stage = sm.tiles + s * STAGE_BYTES(BN);
             int e = 0;
             if (j < BN) {
                 const float *raw = (const float *)(stage + TILE_A);
-                float x[BK], m = 0.0f;
-                int special = 0;
+                float x[BK], m = 0.0f, trap = 0.0f;
 #pragma unroll
                 for (int k = 0; k < BK; k++) {
                     x[k] = raw[k * BN + j];
-                    const float ax = fabsf(x[k]);
-                    if (ax < INFINITY)
-                        m = fmaxf(m, ax);
-                    else
-                        special = 1;
+                    scan(x[k], &m, &trap);
                 }
+                const int special = isnan(trap);
                 if (special) {
+                    m = 0.0f;
+#pragma unroll
+                    for (int k = 0; k < BK; k++)
+                        m = largest_finite(m, x[k]);
                     col_special[n0 + j] = 1;
                     *any_special = 1;
                 }
                 e = shift_for(m);
-                col_shift[s * BN + j] = e;
-                const float scale = pow2f(e);
+                sm.col_shift[s * BN + j] = e;
                 unsigned char *big = stage + TILE_A + TILE_B(BN), *small = big + TILE_B(BN);
-#pragma unroll
-                for (int q = 0; q < BK / 4; q++) {
-                    uint4 b4, s4;
-                    split_bits(x[4 * q + 0], scale, &b4.x, &s4.x);
-                    split_bits(x[4 * q + 1], scale, &b4.y, &s4.y);
-                    split_bits(x[4 * q + 2], scale, &b4.z, &s4.z);
-                    split_bits(x[4 * q + 3], scale, &b4.w, &s4.w);
-                    const int at = j * 128 + ((q ^ (j % 8)) * 16);
-                    *(uint4 *)(big + at) = b4;
-                    *(uint4 *)(small + at) = s4;
-                }
+                if (special)
+                    write_bt<false>(x, pow2f(e), big, small, j);
+                else
+                    write_bt<true>(x, pow2f(e), big, small, j);
             }
             const int shifted = __any_sync(0xffffffffu, e != 0);
             if (threadIdx.x % 32 == 0)
-                col_shifted[s * 4 + (threadIdx.x / 32) % 4] = shifted;
+                sm.col_shifted[s * 4 + (threadIdx.x / 32) % 4] = shifted;
             /* Written by ordinary stores, read by wgmma (the async proxy): fence, then tell. */
             fence_proxy_async_shared_cta();
-            mbarrier_arrive(&split_done[s]);
+            mbarrier_arrive(&sm.split_done[s]);
         }
         return;
     }
 
+    /* The consumers: two fragments of A in turn, one multiplied while the other is loaded and
+     * split (the stages two by two: kt_count is a multiple of 4). */
     setmaxnreg_inc<216>();
     const int consumer = warpgroup - 2, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
-    const int g = lane / 4, t = lane % 4;
-    /* This thread's two rows of the tile (a[v] of wgmma's register fragment: the upper row for
-     * even v, 8 rows lower for odd v), and the byte offset of their 128-byte rows in A's tile. */
-    const int r_up = consumer * 64 + warp * 16 + g;
+    const int r_up = consumer * 64 + warp * 16 + lane / 4; /* the upper of this thread's two rows */
     float acc[BN / 2], sum[BN / 2];
     for (int i = 0; i < BN / 2; i++)
         sum[i] = 0.0f;
-    for (int kt = 0; kt < kt_count; kt++) {
-        const int s = kt % STAGES;
-        mbarrier_wait_parity(&split_done[s], (kt / STAGES) & 1);
-        const unsigned char *stage = smem + s * STAGE_BYTES(BN);
-        /* A's fragment for the stage's four steps of 8: x[k8][v] at row r_up + 8 (v % 2),
-         * k = 8 k8 + t + 4 (v / 2), in 16-byte chunk (2 k8 + v / 2) ^ g of its row (the rows'
-         * index mod 8 is g): the 32 lanes hit 32 different banks. */
-        float x[BK / 8][4];
-#pragma unroll
-        for (int k8 = 0; k8 < BK / 8; k8++)
-#pragma unroll
-            for (int v = 0; v < 4; v++)
-                x[k8][v] = *(const float *)(stage + (r_up + 8 * (v % 2)) * 128 + (((2 * k8 + v / 2) ^ g) * 16) + t * 4);
-        /* The two rows' largest finite magnitudes over the stage: this thread's eight values of
-         * each, then the quad's (lanes 4g ... 4g + 3 hold the rest of both rows). */
-        float m_up = 0.0f, m_down = 0.0f;
-        int special_up = 0, special_down = 0;
-#pragma unroll
-        for (int k8 = 0; k8 < BK / 8; k8++)
-#pragma unroll
-            for (int v = 0; v < 4; v++) {
-                const float ax = fabsf(x[k8][v]);
-                const int finite = ax < INFINITY;
-                if (v % 2 == 0) {
-                    m_up = finite ? fmaxf(m_up, ax) : m_up;
-                    special_up |= !finite;
-                } else {
-                    m_down = finite ? fmaxf(m_down, ax) : m_down;
-                    special_down |= !finite;
-                }
-            }
-        for (int d = 1; d < 4; d *= 2) {
-            m_up = fmaxf(m_up, __shfl_xor_sync(0xffffffffu, m_up, d));
-            m_down = fmaxf(m_down, __shfl_xor_sync(0xffffffffu, m_down, d));
-        }
-        if (special_up | special_down) {
-            if (special_up)
-                row_special[m0 + r_up] = 1;
-            if (special_down)
-                row_special[m0 + r_up + 8] = 1;
-            *any_special = 1;
-        }
-        const int e_up = shift_for(m_up), e_down = shift_for(m_down);
-        const float scale_up = pow2f(e_up), scale_down = pow2f(e_down);
-        uint32_t big[BK / 8][4], small[BK / 8][4];
-#pragma unroll
-        for (int k8 = 0; k8 < BK / 8; k8++)
-#pragma unroll
-            for (int v = 0; v < 4; v++)
-                split_bits(x[k8][v], v % 2 ? scale_down : scale_up, &big[k8][v], &small[k8][v]);
-        const int4 shifted4 = *(const int4 *)(col_shifted + s * 4);
-        const int cols_shifted = shifted4.x | shifted4.y | shifted4.z | shifted4.w;
-
-        const uint64_t b_big = wgmma_desc_k_sw128(stage + TILE_A + TILE_B(BN));
-        const uint64_t b_small = wgmma_desc_k_sw128(stage + TILE_A + 2 * TILE_B(BN));
-        wgmma_fence();
-        /* Step 14's order: the small products first, the smallest first, into fresh sums,
-         * then big x big. */
-#pragma unroll
-        for (int k8 = 0; k8 < BK / 8; k8++) {
-            if (FOURTH)
-                wgmma_tf32_rs<BN>(acc, small[k8], b_small + 2 * k8, k8 > 0);
-            wgmma_tf32_rs<BN>(acc, small[k8], b_big + 2 * k8, FOURTH || k8 > 0);
-            wgmma_tf32_rs<BN>(acc, big[k8], b_small + 2 * k8, 1);
-        }
-#pragma unroll
-        for (int k8 = 0; k8 < BK / 8; k8++)
-            wgmma_tf32_rs<BN>(acc, big[k8], b_big + 2 * k8, 1);
-        wgmma_commit_group();
-        wgmma_wait_group<0>();
-        for (int i = 0; i < BN / 2; i++)
-            wgmma_fence_operand(&acc[i]);
-        /* The stage's sums back to the inputs' scale (exact unless C's element is subnormal),
-         * when a shift was taken. The accumulators' layout: value i sits in column
-         * 8 (i / 4) + 2 t + i % 2, of the upper row for i % 4 < 2, the lower one else. */
-        if (cols_shifted) { /* the same for the whole warpgroup: the stage's flags */
-            const int *shift = col_shift + s * BN + 2 * t;
-            for (int i = 0; i < BN / 2; i++)
-                acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? e_up : e_down) - shift[8 * (i / 4) + i % 2]);
-            /* The column shifts are read: the stage may go only when the whole warpgroup is done. */
-            if (consumer == 0) /* named barriers 1 and 2, one per consumer warpgroup */
-                asm volatile("bar.sync 1, 128;\n" ::: "memory");
-            else
-                asm volatile("bar.sync 2, 128;\n" ::: "memory");
-        } else if (e_up | e_down) {
-            for (int i = 0; i < BN / 2; i++)
-                acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? e_up : e_down));
-        }
-        if (threadIdx.x % 128 == 0)
-            mbarrier_arrive(&empty[s]);
-        for (int i = 0; i < BN / 2; i++)
-            sum[i] += acc[i];
+    struct a_fragment even, odd;
+    mbarrier_wait_parity(&sm.split_done[0], 0);
+    load_fragment(sm.tiles, r_up, m0, row_special, any_special, &even);
+    for (int kt = 0; kt < kt_count; kt += 2) {
+        consume_stage<BN, STAGES, FOURTH>(&sm, kt, kt_count, consumer, r_up, m0, row_special, any_special, &even, &odd,
+                                          acc, sum);
+        consume_stage<BN, STAGES, FOURTH>(&sm, kt + 1, kt_count, consumer, r_up, m0, row_special, any_special, &odd,
+                                          &even, acc, sum);
     }
 
-    const int row = m0 + r_up, col = n0 + 2 * t;
+    const int row = m0 + r_up, col = n0 + 2 * (lane % 4);
     float *out = c + (size_t)row * ldc + col;
     for (int i = 0; i < BN / 2; i += 4) {
         *(float2 *)(out + 8 * (i / 4)) = make_float2(sum[i], sum[i + 1]);
@@ -328,6 +415,7 @@ static void launch_shape(const struct dev_mats *m, int *marks)
     static_assert(TILE % BM == 0 && TILE % BN == 0, "the padding: BM and BN divide it, so every tile is whole");
     static_assert(BK * 4 == 128, "a tile row is 128 bytes, the swizzle's span");
     static_assert(BN <= 128, "one transform thread per column of B's tile");
+    static_assert(TILE / BK % 2 == 0, "the consumers take the stages two by two");
     static_assert(TILE_A % 1024 == 0 && TILE_B(BN) % 1024 == 0,
                   "every tile starts 1024 bytes aligned, as the 128-byte swizzle needs");
     static_assert(SMEM(BN, STAGES) <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");

@@ -1,0 +1,383 @@
+/* Step 15, version 1: everything inside, each consumer loading and splitting its fragment of A
+ * after its stage is ready and before its products, both consumers in step.
+ *
+ * Step 15: step 14's 3xTF32 with the data's preparation inside the kernel. The TMA loads A and
+ * B as they are, plain FP32, and three warpgroups prepare them while the tensor cores work:
+ * - A's split happens in registers. Each consumer loads its fragment of the A tile from shared
+ *   memory, splits it (big = tf32(x), small = tf32(x - big)) and hands both halves to wgmma's
+ *   register-source form: A never needs a split copy anywhere.
+ * - B's split and transpose happen in shared memory. B arrives N-major (its rows), TF32 wgmma
+ *   reads B K-major only, so a transform warpgroup reads each column of the raw tile, splits
+ *   it, and writes Bt_big and Bt_small K-major in the 128-byte swizzle wgmma reads.
+ * - The power-of-two shifts that keep the split clear of underflow and overflow (step 12's
+ *   rule) are found from the tiles themselves: per row of A and per column of B within each
+ *   stage of 32 of k, not per whole row and column. Each stage's sums are scaled back before
+ *   they join the running sums; on inputs that need no shift (every element of every row and
+ *   column below 2^50, each stage's largest at least 2^-50) the arithmetic is step 14's,
+ *   product for product, and C is the same bit for bit.
+ * - NaN and Inf enter the split as 0; the rows and columns that hold one are marked as the
+ *   tiles pass, and step 14's last pass gives those elements what an FP32 GEMM gives.
+ * No pre-pass is left: the step is one kernel, plus the NaN/Inf pass that returns at once
+ * when no input holds one. */
+#include "step.h"
+#include "device/block_order.h"
+#include "device/mbarrier.h"
+#include "device/tma.h"
+#include "device/tf32_mma.h"
+#include "device/three_tf32.h"
+#include "device/wgmma.h"
+
+#define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
+#define BK 32        /* k per stage: 32 floats, one 128-byte row, the swizzle's span */
+#define CONSUMERS 2  /* warpgroups that multiply */
+#define THREADS (128 * (CONSUMERS + 2)) /* + the producer and the transform warpgroup */
+#define TILE 128     /* the padding: BM and every BN divide it */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
+#define FOURTH_PRODUCT_MAX_N 32 /* small x small kept up to this n (step 14's rule) */
+
+/* A stage: the raw A tile (BM x BK, K-major, swizzled by the TMA), the raw B tile (BK rows of
+ * BN floats, as in B), and the transform's Bt_big and Bt_small (BN x BK, K-major, swizzled);
+ * then, after all stages, a flag per stage and transform warp (any of its columns shifted),
+ * each stage's column shifts, three barriers per stage, and 1024 bytes to align the tiles as
+ * the swizzle needs. */
+#define TILE_A (BM * BK * 4)
+#define TILE_B(BN) ((BN) * BK * 4)
+#define LOAD_BYTES(BN) (TILE_A + TILE_B(BN))
+#define STAGE_BYTES(BN) (TILE_A + 3 * TILE_B(BN))
+#define SMEM(BN, STAGES) ((STAGES) * (STAGE_BYTES(BN) + 3 * 8 + 4 * (BN) + 4 * 4) + 1024)
+
+/* Step 14's two configurations: a 128 x 128 tile with three stages in flight from n = 2048,
+ * a 128 x 64 tile with four below it, twice the blocks for the 132 SMs. */
+enum { WIDE_3, NARROW_4 };
+static const struct step_config wide_list[] = {
+    {WIDE_3, "128x128x32/3", SMEM(128, 3)},
+    {NARROW_4, "128x64x32/4", SMEM(64, 4)},
+};
+static const struct step_config narrow_list[] = {
+    {NARROW_4, "128x64x32/4", SMEM(64, 4)},
+    {WIDE_3, "128x128x32/3", SMEM(128, 3)},
+};
+static int wgmma_configs(int n, const struct step_config **list)
+{
+    *list = n < 2048 ? narrow_list : wide_list;
+    return 2;
+}
+
+const struct step_info step_info = {
+    .program = "step15_v1",
+    .lesson = "step 15, version 1: the split inside, not yet overlapped",
+    .chapter = "tensor-cores",
+    .min_cc = 90,
+    .needs = "Hopper's TMA and wgmma, in sm_90a code",
+    .exact_cc = 90,
+    .configs = wgmma_configs,
+    .config_legend = "tile BM x BN x BK / stages in flight",
+    .precision = PRECISION_FP32,
+    .change = "the split inside the kernel: A split in registers for wgmma's register-source form, B "
+        "transposed and split in shared memory by a transform warpgroup, shifts per stage from the tiles",
+};
+
+/* x's shifted split into big and small TF32 halves, as the bits wgmma reads. */
+__device__ static __forceinline__ void split_bits(float x, float scale, uint32_t *big, uint32_t *small)
+{
+    float b, s;
+    split(x * scale, &b, &s);
+    *big = __float_as_uint(b);
+    *small = __float_as_uint(s);
+}
+
+/* wgmma's n is part of the instruction: one wrapper per width. */
+template <int BN>
+__device__ static __forceinline__ void wgmma_tf32_rs(float *d, const uint32_t a[4], uint64_t db, int scale_d)
+{
+    if (BN == 128)
+        wgmma_m64n128k8_tf32_rs(d, a, db, scale_d);
+    else
+        wgmma_m64n64k8_tf32_rs(d, a, db, scale_d);
+}
+
+/* One block: C[m0 : m0 + BM, n0 : n0 + BN] over all of k. Warpgroup 0 loads, 1 transforms B,
+ * 2 and 3 split A and multiply. full[s]: stage s holds its raw tiles (the TMA's bytes arrived);
+ * split[s]: its Bt_big and Bt_small are written; empty[s]: both consumers are done with it.
+ * Each barrier's phase flips every STAGES tiles. FOURTH: the short sums' kernel, with
+ * small x small. */
+template <int BN, int STAGES, bool FOURTH>
+__global__ static void __launch_bounds__(THREADS, 1)
+    matmult_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, float *c,
+                   size_t ldc, int tiles, int *row_special, int *col_special, int *any_special)
+{
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    int *col_shifted = (int *)(smem + STAGES * STAGE_BYTES(BN)); /* [STAGES][4], 16-byte aligned */
+    int *col_shift = col_shifted + STAGES * 4;                   /* [STAGES][BN] */
+    uint64_t *full = (uint64_t *)(col_shift + STAGES * BN);
+    uint64_t *split_done = full + STAGES, *empty = split_done + STAGES;
+    const int warpgroup = threadIdx.x / 128, kt_count = tiles * TILE / BK;
+    int m_tile, n_tile;
+    block_tile(GROUP_M, tiles * TILE / BM, tiles * TILE / BN, &m_tile, &n_tile);
+    const int m0 = m_tile * BM, n0 = n_tile * BN;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbarrier_init(&full[s], 1);
+            mbarrier_init(&split_done[s], 128);
+            mbarrier_init(&empty[s], CONSUMERS);
+        }
+        fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        setmaxnreg_dec<24>();
+        if (threadIdx.x == 0) {
+            prefetch_tensormap(&a_map);
+            prefetch_tensormap(&b_map);
+            for (int kt = 0; kt < kt_count; kt++) {
+                const int s = kt % STAGES;
+                /* Wait until the consumers freed the stage (the first round passes: a fresh
+                 * barrier's previous phase counts as complete). */
+                mbarrier_wait_parity(&empty[s], ((kt / STAGES) & 1) ^ 1);
+                unsigned char *stage = smem + s * STAGE_BYTES(BN);
+                mbarrier_arrive_expect_tx(&full[s], LOAD_BYTES(BN));
+                cp_async_bulk_tensor_2d_global_to_shared(stage, &a_map, m0, kt * BK, &full[s]);
+                cp_async_bulk_tensor_2d_global_to_shared(stage + TILE_A, &b_map, kt * BK, n0, &full[s]);
+            }
+        }
+        return;
+    }
+
+    if (warpgroup == 1) {
+        /* The transform: thread j takes column j of the raw B tile (a warp reads 32 neighbours
+         * of a row, one 128-byte line), finds its largest finite magnitude and its shift, and
+         * writes it split and shifted as row j of Bt_big and Bt_small: k = 4q ... 4q + 3 in
+         * 16-byte chunk q ^ (j % 8), the TMA's 128-byte swizzle, so that eight neighbouring
+         * threads fill the 32 banks. */
+        setmaxnreg_dec<56>();
+        const int j = threadIdx.x - 128;
+        for (int kt = 0; kt < kt_count; kt++) {
+            const int s = kt % STAGES;
+            mbarrier_wait_parity(&full[s], (kt / STAGES) & 1);
+            unsigned char *stage = smem + s * STAGE_BYTES(BN);
+            int e = 0;
+            if (j < BN) {
+                const float *raw = (const float *)(stage + TILE_A);
+                float x[BK], m = 0.0f;
+                int special = 0;
+#pragma unroll
+                for (int k = 0; k < BK; k++) {
+                    x[k] = raw[k * BN + j];
+                    const float ax = fabsf(x[k]);
+                    if (ax < INFINITY)
+                        m = fmaxf(m, ax);
+                    else
+                        special = 1;
+                }
+                if (special) {
+                    col_special[n0 + j] = 1;
+                    *any_special = 1;
+                }
+                e = shift_for(m);
+                col_shift[s * BN + j] = e;
+                const float scale = pow2f(e);
+                unsigned char *big = stage + TILE_A + TILE_B(BN), *small = big + TILE_B(BN);
+#pragma unroll
+                for (int q = 0; q < BK / 4; q++) {
+                    uint4 b4, s4;
+                    split_bits(x[4 * q + 0], scale, &b4.x, &s4.x);
+                    split_bits(x[4 * q + 1], scale, &b4.y, &s4.y);
+                    split_bits(x[4 * q + 2], scale, &b4.z, &s4.z);
+                    split_bits(x[4 * q + 3], scale, &b4.w, &s4.w);
+                    const int at = j * 128 + ((q ^ (j % 8)) * 16);
+                    *(uint4 *)(big + at) = b4;
+                    *(uint4 *)(small + at) = s4;
+                }
+            }
+            const int shifted = __any_sync(0xffffffffu, e != 0);
+            if (threadIdx.x % 32 == 0)
+                col_shifted[s * 4 + (threadIdx.x / 32) % 4] = shifted;
+            /* Written by ordinary stores, read by wgmma (the async proxy): fence, then tell. */
+            fence_proxy_async_shared_cta();
+            mbarrier_arrive(&split_done[s]);
+        }
+        return;
+    }
+
+    setmaxnreg_inc<216>();
+    const int consumer = warpgroup - 2, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;
+    /* This thread's two rows of the tile (a[v] of wgmma's register fragment: the upper row for
+     * even v, 8 rows lower for odd v), and the byte offset of their 128-byte rows in A's tile. */
+    const int r_up = consumer * 64 + warp * 16 + g;
+    float acc[BN / 2], sum[BN / 2];
+    for (int i = 0; i < BN / 2; i++)
+        sum[i] = 0.0f;
+    for (int kt = 0; kt < kt_count; kt++) {
+        const int s = kt % STAGES;
+        mbarrier_wait_parity(&split_done[s], (kt / STAGES) & 1);
+        const unsigned char *stage = smem + s * STAGE_BYTES(BN);
+        /* A's fragment for the stage's four steps of 8: x[k8][v] at row r_up + 8 (v % 2),
+         * k = 8 k8 + t + 4 (v / 2), in 16-byte chunk (2 k8 + v / 2) ^ g of its row (the rows'
+         * index mod 8 is g): the 32 lanes hit 32 different banks. */
+        float x[BK / 8][4];
+#pragma unroll
+        for (int k8 = 0; k8 < BK / 8; k8++)
+#pragma unroll
+            for (int v = 0; v < 4; v++)
+                x[k8][v] = *(const float *)(stage + (r_up + 8 * (v % 2)) * 128 + (((2 * k8 + v / 2) ^ g) * 16) + t * 4);
+        /* The two rows' largest finite magnitudes over the stage: this thread's eight values of
+         * each, then the quad's (lanes 4g ... 4g + 3 hold the rest of both rows). */
+        float m_up = 0.0f, m_down = 0.0f;
+        int special_up = 0, special_down = 0;
+#pragma unroll
+        for (int k8 = 0; k8 < BK / 8; k8++)
+#pragma unroll
+            for (int v = 0; v < 4; v++) {
+                const float ax = fabsf(x[k8][v]);
+                const int finite = ax < INFINITY;
+                if (v % 2 == 0) {
+                    m_up = finite ? fmaxf(m_up, ax) : m_up;
+                    special_up |= !finite;
+                } else {
+                    m_down = finite ? fmaxf(m_down, ax) : m_down;
+                    special_down |= !finite;
+                }
+            }
+        for (int d = 1; d < 4; d *= 2) {
+            m_up = fmaxf(m_up, __shfl_xor_sync(0xffffffffu, m_up, d));
+            m_down = fmaxf(m_down, __shfl_xor_sync(0xffffffffu, m_down, d));
+        }
+        if (special_up | special_down) {
+            if (special_up)
+                row_special[m0 + r_up] = 1;
+            if (special_down)
+                row_special[m0 + r_up + 8] = 1;
+            *any_special = 1;
+        }
+        const int e_up = shift_for(m_up), e_down = shift_for(m_down);
+        const float scale_up = pow2f(e_up), scale_down = pow2f(e_down);
+        uint32_t big[BK / 8][4], small[BK / 8][4];
+#pragma unroll
+        for (int k8 = 0; k8 < BK / 8; k8++)
+#pragma unroll
+            for (int v = 0; v < 4; v++)
+                split_bits(x[k8][v], v % 2 ? scale_down : scale_up, &big[k8][v], &small[k8][v]);
+        const int4 shifted4 = *(const int4 *)(col_shifted + s * 4);
+        const int cols_shifted = shifted4.x | shifted4.y | shifted4.z | shifted4.w;
+
+        const uint64_t b_big = wgmma_desc_k_sw128(stage + TILE_A + TILE_B(BN));
+        const uint64_t b_small = wgmma_desc_k_sw128(stage + TILE_A + 2 * TILE_B(BN));
+        wgmma_fence();
+        /* Step 14's order: the small products first, the smallest first, into fresh sums,
+         * then big x big. */
+#pragma unroll
+        for (int k8 = 0; k8 < BK / 8; k8++) {
+            if (FOURTH)
+                wgmma_tf32_rs<BN>(acc, small[k8], b_small + 2 * k8, k8 > 0);
+            wgmma_tf32_rs<BN>(acc, small[k8], b_big + 2 * k8, FOURTH || k8 > 0);
+            wgmma_tf32_rs<BN>(acc, big[k8], b_small + 2 * k8, 1);
+        }
+#pragma unroll
+        for (int k8 = 0; k8 < BK / 8; k8++)
+            wgmma_tf32_rs<BN>(acc, big[k8], b_big + 2 * k8, 1);
+        wgmma_commit_group();
+        wgmma_wait_group<0>();
+        for (int i = 0; i < BN / 2; i++)
+            wgmma_fence_operand(&acc[i]);
+        /* The stage's sums back to the inputs' scale (exact unless C's element is subnormal),
+         * when a shift was taken. The accumulators' layout: value i sits in column
+         * 8 (i / 4) + 2 t + i % 2, of the upper row for i % 4 < 2, the lower one else. */
+        if (cols_shifted) { /* the same for the whole warpgroup: the stage's flags */
+            const int *shift = col_shift + s * BN + 2 * t;
+            for (int i = 0; i < BN / 2; i++)
+                acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? e_up : e_down) - shift[8 * (i / 4) + i % 2]);
+            /* The column shifts are read: the stage may go only when the whole warpgroup is done. */
+            if (consumer == 0) /* named barriers 1 and 2, one per consumer warpgroup */
+                asm volatile("bar.sync 1, 128;\n" ::: "memory");
+            else
+                asm volatile("bar.sync 2, 128;\n" ::: "memory");
+        } else if (e_up | e_down) {
+            for (int i = 0; i < BN / 2; i++)
+                acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? e_up : e_down));
+        }
+        if (threadIdx.x % 128 == 0)
+            mbarrier_arrive(&empty[s]);
+        for (int i = 0; i < BN / 2; i++)
+            sum[i] += acc[i];
+    }
+
+    const int row = m0 + r_up, col = n0 + 2 * t;
+    float *out = c + (size_t)row * ldc + col;
+    for (int i = 0; i < BN / 2; i += 4) {
+        *(float2 *)(out + 8 * (i / 4)) = make_float2(sum[i], sum[i + 1]);
+        *(float2 *)(out + 8 * ldc + 8 * (i / 4)) = make_float2(sum[i + 2], sum[i + 3]);
+    }
+}
+
+static void encode(CUtensorMap *map, const float *m, size_t ld, int padded, int box_rows, int box_cols,
+                   CUtensorMapSwizzle swizzle)
+{
+    char why[512];
+    if (tma_encode_2d_f32(map, m, padded, padded, ld, box_rows, box_cols, swizzle, why, sizeof why) != cudaSuccess) {
+        fprintf(stderr, "step15_v1: %s\n", why);
+        exit(EXIT_CUDA_ERROR);
+    }
+}
+
+/* One configuration: the maps of A and B themselves (encoded again when the matrices move),
+ * then the kernel over the padded matrix, its blocks in one line (block_tile orders them). */
+template <int BN, int STAGES, bool FOURTH>
+static void launch_shape(const struct dev_mats *m, int *marks)
+{
+    /* What the comments above promise, checked by the compiler for every shape built. */
+    static_assert(BM == 64 * CONSUMERS, "one 64-row wgmma per consumer warpgroup");
+    static_assert(TILE % BM == 0 && TILE % BN == 0, "the padding: BM and BN divide it, so every tile is whole");
+    static_assert(BK * 4 == 128, "a tile row is 128 bytes, the swizzle's span");
+    static_assert(BN <= 128, "one transform thread per column of B's tile");
+    static_assert(TILE_A % 1024 == 0 && TILE_B(BN) % 1024 == 0,
+                  "every tile starts 1024 bytes aligned, as the 128-byte swizzle needs");
+    static_assert(SMEM(BN, STAGES) <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
+    static CUtensorMap maps[2];
+    static const float *mapped_a, *mapped_b;
+    static int mapped_n;
+    auto kernel = matmult_kernel<BN, STAGES, FOURTH>;
+    if (mapped_a != m->a || mapped_b != m->b || mapped_n != m->padded) {
+        encode(&maps[0], m->a, m->lda, m->padded, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B); /* A: BM rows of BK */
+        encode(&maps[1], m->b, m->ldb, m->padded, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE);  /* B: BK rows of BN */
+        mapped_a = m->a;
+        mapped_b = m->b;
+        mapped_n = m->padded;
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM(BN, STAGES)));
+    }
+    const int padded = m->padded;
+    kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM(BN, STAGES)>>>(
+        maps[0], maps[1], m->c, m->ldc, padded / TILE, marks, marks + padded, marks + 2 * padded);
+}
+
+/* The kernel, then the NaN and Inf. The marks (rows, columns, any) live as long as the
+ * program, made larger when n grows, and are cleared before each product. */
+static void launch(const struct dev_mats *m)
+{
+    static int *marks;
+    static int marks_n;
+    const int padded = m->padded;
+    if (padded > marks_n) {
+        if (marks)
+            CUDA_CHECK(cudaFree(marks));
+        CUDA_CHECK(cudaMalloc((void **)&marks, sizeof(int) * (2 * padded + 1)));
+        marks_n = padded;
+    }
+    CUDA_CHECK(cudaMemsetAsync(marks, 0, sizeof(int) * (2 * padded + 1)));
+    const bool fourth = m->n <= FOURTH_PRODUCT_MAX_N;
+    if (m->config->id == WIDE_3)
+        fourth ? launch_shape<128, 3, true>(m, marks) : launch_shape<128, 3, false>(m, marks);
+    else
+        fourth ? launch_shape<64, 4, true>(m, marks) : launch_shape<64, 4, false>(m, marks);
+    special_values_launch(m, marks, marks + padded, marks + 2 * padded);
+}
+
+/* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
+void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
+                 int kernel_reps, struct gpu_run *run)
+{
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+}
