@@ -75,11 +75,14 @@ const struct step_info step_info = {
 };
 
 /* x's shifted split into big and small TF32 halves, as the bits wgmma reads. FINITE: its row
- * or column holds no NaN or Inf, so split's test for one is skipped (the result is the same). */
-template <bool FINITE>
+ * or column holds no NaN or Inf, so split's test for one is skipped; SHIFTED: false where the
+ * shift is 0, the usual case, so the multiplication is skipped (the results are the same). */
+template <bool FINITE, bool SHIFTED>
 __device__ static __forceinline__ void split_bits(float x, float scale, uint32_t *big, uint32_t *small)
 {
     float b, s;
+    if (!SHIFTED)
+        scale = 1.0f; /* and x * 1 is x: the compiler drops the multiplication */
     if (FINITE) {
         b = __uint_as_float(to_tf32_exact(x * scale));
         s = __uint_as_float(to_tf32_exact(x * scale - b));
@@ -100,6 +103,12 @@ __device__ static __forceinline__ void scan(float x, float *m, float *trap)
     *trap = fmaf(x, 0.0f, *trap);
 }
 
+/* shift_for(m) != 0, without its ilogbf: m is 0 or inside [2^-50, 2^50) almost always. */
+__device__ static __forceinline__ bool needs_shift(float m)
+{
+    return m != 0.0f && (m < 0x1p-50f || m >= 0x1p50f);
+}
+
 __device__ static __forceinline__ float largest_finite(float m, float x)
 {
     return isfinite(x) ? fmaxf(m, fabsf(x)) : m;
@@ -109,17 +118,17 @@ __device__ static __forceinline__ float largest_finite(float m, float x)
  * shift (kept for the consumers), then the split values as row j of Bt_big and Bt_small:
  * k = 4q ... 4q + 3 in 16-byte chunk q ^ (j % 8), the TMA's 128-byte swizzle, so that eight
  * neighbouring threads fill the 32 banks. */
-template <bool FINITE>
+template <bool FINITE, bool SHIFTED>
 __device__ static __forceinline__ void write_bt(const float x[BK], float scale, unsigned char *big,
                                                 unsigned char *small, int j)
 {
 #pragma unroll
     for (int q = 0; q < BK / 4; q++) {
         uint4 b4, s4;
-        split_bits<FINITE>(x[4 * q + 0], scale, &b4.x, &s4.x);
-        split_bits<FINITE>(x[4 * q + 1], scale, &b4.y, &s4.y);
-        split_bits<FINITE>(x[4 * q + 2], scale, &b4.z, &s4.z);
-        split_bits<FINITE>(x[4 * q + 3], scale, &b4.w, &s4.w);
+        split_bits<FINITE, SHIFTED>(x[4 * q + 0], scale, &b4.x, &s4.x);
+        split_bits<FINITE, SHIFTED>(x[4 * q + 1], scale, &b4.y, &s4.y);
+        split_bits<FINITE, SHIFTED>(x[4 * q + 2], scale, &b4.z, &s4.z);
+        split_bits<FINITE, SHIFTED>(x[4 * q + 3], scale, &b4.w, &s4.w);
         const int at = j * 128 + ((q ^ (j % 8)) * 16);
         *(uint4 *)(big + at) = b4;
         *(uint4 *)(small + at) = s4;
@@ -133,7 +142,7 @@ struct a_fragment {
     int e_up, e_down;
 };
 
-template <bool FINITE>
+template <bool FINITE, bool SHIFTED>
 __device__ static __forceinline__ void split_fragment(const float x[BK / 8][4], float scale_up, float scale_down,
                                                       struct a_fragment *f)
 {
@@ -141,7 +150,7 @@ __device__ static __forceinline__ void split_fragment(const float x[BK / 8][4], 
     for (int k8 = 0; k8 < BK / 8; k8++)
 #pragma unroll
         for (int v = 0; v < 4; v++)
-            split_bits<FINITE>(x[k8][v], v % 2 ? scale_down : scale_up, &f->big[k8][v], &f->small[k8][v]);
+            split_bits<FINITE, SHIFTED>(x[k8][v], v % 2 ? scale_down : scale_up, &f->big[k8][v], &f->small[k8][v]);
 }
 
 /* Load and split it. x[k8][v] sits at row r_up + 8 (v % 2), k = 8 k8 + t + 4 (v / 2), in 16-byte
@@ -181,13 +190,14 @@ __device__ static __forceinline__ void load_fragment(const unsigned char *tile, 
         m_up = fmaxf(m_up, __shfl_xor_sync(0xffffffffu, m_up, d));
         m_down = fmaxf(m_down, __shfl_xor_sync(0xffffffffu, m_down, d));
     }
+    if (!(special_up | special_down | needs_shift(m_up) | needs_shift(m_down))) {
+        f->e_up = f->e_down = 0;
+        split_fragment<true, false>(x, 1.0f, 1.0f, f);
+        return;
+    }
     f->e_up = shift_for(m_up);
     f->e_down = shift_for(m_down);
-    const float scale_up = pow2f(f->e_up), scale_down = pow2f(f->e_down);
-    if (special_up | special_down)
-        split_fragment<false>(x, scale_up, scale_down, f);
-    else
-        split_fragment<true>(x, scale_up, scale_down, f);
+    split_fragment<false, true>(x, pow2f(f->e_up), pow2f(f->e_down), f);
 }
 
 /* wgmma's n is part of the instruction: one wrapper per width. */
@@ -351,13 +361,14 @@ __global__ static void __launch_bounds__(THREADS, 1)
                     col_special[n0 + j] = 1;
                     *any_special = 1;
                 }
-                e = shift_for(m);
-                sm.col_shift[s * BN + j] = e;
                 unsigned char *big = stage + TILE_A + TILE_B(BN), *small = big + TILE_B(BN);
-                if (special)
-                    write_bt<false>(x, pow2f(e), big, small, j);
-                else
-                    write_bt<true>(x, pow2f(e), big, small, j);
+                if (special | needs_shift(m)) {
+                    e = shift_for(m);
+                    write_bt<false, true>(x, pow2f(e), big, small, j);
+                } else {
+                    write_bt<true, false>(x, 1.0f, big, small, j);
+                }
+                sm.col_shift[s * BN + j] = e;
             }
             const int shifted = __any_sync(0xffffffffu, e != 0);
             if (threadIdx.x % 32 == 0)
