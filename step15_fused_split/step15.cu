@@ -140,6 +140,7 @@ __device__ static __forceinline__ void write_bt(const float x[BK], float scale, 
 struct a_fragment {
     uint32_t big[BK / 8][4], small[BK / 8][4];
     int e_up, e_down;
+    int cols_shifted; /* the stage's flags: any column of B's tile shifted */
 };
 
 template <bool FINITE, bool SHIFTED>
@@ -157,9 +158,13 @@ __device__ static __forceinline__ void split_fragment(const float x[BK / 8][4], 
  * chunk (2 k8 + v / 2) ^ g of its 128-byte row (the rows' index mod 8 is g): the 32 lanes hit 32
  * different banks. The rows' largest magnitudes over the stage: this thread's eight values of
  * each, then the quad's (lanes 4g ... 4g + 3 hold the rest of both rows). */
-__device__ static __forceinline__ void load_fragment(const unsigned char *tile, int r_up, int m0, int *row_special,
-                                                     int *any_special, struct a_fragment *f)
+__device__ static __forceinline__ void load_fragment(const unsigned char *tile, const int *col_shifted, int r_up,
+                                                     int m0, int *row_special, int *any_special, struct a_fragment *f)
 {
+    /* The transform's flags for the stage (the stage is handed back warp by warp, after each
+     * warp's last read of it). */
+    const int4 flags = *(const int4 *)col_shifted;
+    f->cols_shifted = flags.x | flags.y | flags.z | flags.w;
     const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     float x[BK / 8][4], m_up = 0.0f, m_down = 0.0f, trap_up = 0.0f, trap_down = 0.0f;
 #pragma unroll
@@ -222,8 +227,8 @@ struct block_smem {
  * tensor cores work, load and split the next stage's (next); then wait, scale the stage's sums
  * back if a shift was taken, hand the stage back and add its sums to the running ones. */
 template <int BN, int STAGES, bool FOURTH>
-__device__ static __forceinline__ void consume_stage(const struct block_smem *sm, int kt, int kt_count, int consumer,
-                                                     int r_up, int m0, int *row_special, int *any_special,
+__device__ static __forceinline__ void consume_stage(const struct block_smem *sm, int kt, int kt_count, int r_up,
+                                                     int m0, int *row_special, int *any_special,
                                                      const struct a_fragment *cur, struct a_fragment *next,
                                                      float acc[BN / 2], float sum[BN / 2])
 {
@@ -249,10 +254,9 @@ __device__ static __forceinline__ void consume_stage(const struct block_smem *sm
     if (kt + 1 < kt_count) {
         const int s1 = (kt + 1) % STAGES;
         mbarrier_wait_parity(&sm->split_done[s1], ((kt + 1) / STAGES) & 1);
-        load_fragment(sm->tiles + s1 * STAGE_BYTES(BN), r_up, m0, row_special, any_special, next);
+        load_fragment(sm->tiles + s1 * STAGE_BYTES(BN), sm->col_shifted + s1 * 4, r_up, m0, row_special, any_special,
+                      next);
     }
-    const int4 flags = *(const int4 *)(sm->col_shifted + s * 4);
-    const int cols_shifted = flags.x | flags.y | flags.z | flags.w;
 
     wgmma_wait_group<0>();
     for (int i = 0; i < BN / 2; i++)
@@ -260,20 +264,18 @@ __device__ static __forceinline__ void consume_stage(const struct block_smem *sm
     /* The stage's sums back to the inputs' scale (exact unless C's element is subnormal),
      * when a shift was taken. The accumulators' layout: value i sits in column
      * 8 (i / 4) + 2 t + i % 2, of the upper row for i % 4 < 2, the lower one else. */
-    if (cols_shifted) { /* the same for the whole warpgroup: the stage's flags */
+    if (cur->cols_shifted) { /* the same for the whole warpgroup: the stage's flags */
         const int *shift = sm->col_shift + s * BN + 2 * t;
         for (int i = 0; i < BN / 2; i++)
             acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? cur->e_up : cur->e_down) - shift[8 * (i / 4) + i % 2]);
-        /* The column shifts are read: the stage may go only when the whole warpgroup is done. */
-        if (consumer == 0) /* named barriers 1 and 2, one per consumer warpgroup */
-            asm volatile("bar.sync 1, 128;\n" ::: "memory");
-        else
-            asm volatile("bar.sync 2, 128;\n" ::: "memory");
     } else if (cur->e_up | cur->e_down) {
         for (int i = 0; i < BN / 2; i++)
             acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? cur->e_up : cur->e_down));
     }
-    if (threadIdx.x % 128 == 0)
+    /* Each warp hands the stage back after its own last read of it (the raw A tile, the flags,
+     * the column shifts): its lanes' reads first (__syncwarp orders them), then one arrival. */
+    __syncwarp();
+    if (threadIdx.x % 32 == 0)
         mbarrier_arrive(&sm->empty[s]);
     for (int i = 0; i < BN / 2; i++)
         sum[i] += acc[i];
@@ -281,7 +283,7 @@ __device__ static __forceinline__ void consume_stage(const struct block_smem *sm
 
 /* One block: C[m0 : m0 + BM, n0 : n0 + BN] over all of k. Warpgroup 0 loads, 1 transforms B,
  * 2 and 3 split A and multiply. full[s]: stage s holds its raw tiles (the TMA's bytes arrived);
- * split[s]: its Bt_big and Bt_small are written; empty[s]: both consumers are done with it.
+ * split[s]: its Bt_big and Bt_small are written; empty[s]: the 8 consumer warps are done with it.
  * Each barrier's phase flips every STAGES tiles. FOURTH: the short sums' kernel, with
  * small x small. */
 template <int BN, int STAGES, bool FOURTH>
@@ -309,7 +311,7 @@ __global__ static void __launch_bounds__(THREADS, 1)
         for (int s = 0; s < STAGES; s++) {
             mbarrier_init(&sm.full[s], 1);
             mbarrier_init(&sm.split_done[s], 128);
-            mbarrier_init(&sm.empty[s], CONSUMERS);
+            mbarrier_init(&sm.empty[s], 4 * CONSUMERS); /* one arrival per consumer warp */
         }
         fence_mbarrier_init();
     }
@@ -390,11 +392,11 @@ __global__ static void __launch_bounds__(THREADS, 1)
         sum[i] = 0.0f;
     struct a_fragment even, odd;
     mbarrier_wait_parity(&sm.split_done[0], 0);
-    load_fragment(sm.tiles, r_up, m0, row_special, any_special, &even);
+    load_fragment(sm.tiles, sm.col_shifted, r_up, m0, row_special, any_special, &even);
     for (int kt = 0; kt < kt_count; kt += 2) {
-        consume_stage<BN, STAGES, FOURTH>(&sm, kt, kt_count, consumer, r_up, m0, row_special, any_special, &even, &odd,
+        consume_stage<BN, STAGES, FOURTH>(&sm, kt, kt_count, r_up, m0, row_special, any_special, &even, &odd,
                                           acc, sum);
-        consume_stage<BN, STAGES, FOURTH>(&sm, kt + 1, kt_count, consumer, r_up, m0, row_special, any_special, &odd,
+        consume_stage<BN, STAGES, FOURTH>(&sm, kt + 1, kt_count, r_up, m0, row_special, any_special, &odd,
                                           &even, acc, sum);
     }
 

@@ -26,10 +26,14 @@ my @c15 = @{ (describe($s15))[0]{configs} };
 ok(@c15 && "@c15" eq "@c14", "step 15 has step 14's configurations (@c15)");
 
 my $dir = "obj/fused_split_$$";
+system('rm', '-rf', $dir);
+system('mkdir', '-p', $dir);
+my %why; # what went wrong in a run, for the diagnostics
 sub c_of {
     my ($cmd, $n, $dist, $out) = @_;
     system('rm', '-rf', "$dir/$out");
     my ($code, undef, $err) = run(@$cmd, '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'none', '--save', "$dir/$out");
+    $why{$out} = "exit $code: $err";
     return $code == 0 ? [load_npy("$dir/$out/c.npy")] : undef;
 }
 for my $cfg (@c15) {
@@ -38,7 +42,8 @@ for my $cfg (@c15) {
             my $want = c_of([$s14, '--config', $cfg], $n, $dist, 'a');
             my $got = c_of([$s15, '--config', $cfg], $n, $dist, 'b');
             my $same = $want && $got && @$want == @$got && @$want == $n * $n && !grep { $want->[$_] != $got->[$_] } 0 .. $#$want;
-            ok($same, "--config $cfg -n $n --dist $dist: step 15's C is step 14's, bit for bit");
+            ok($same, "--config $cfg -n $n --dist $dist: step 15's C is step 14's, bit for bit")
+                or diag($want && $got ? 'they differ' : "step 14 $why{a}; step 15 $why{b}");
         }
     }
 }

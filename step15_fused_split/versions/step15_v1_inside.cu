@@ -121,7 +121,7 @@ __global__ static void __launch_bounds__(THREADS, 1)
         for (int s = 0; s < STAGES; s++) {
             mbarrier_init(&full[s], 1);
             mbarrier_init(&split_done[s], 128);
-            mbarrier_init(&empty[s], CONSUMERS);
+            mbarrier_init(&empty[s], 4 * CONSUMERS); /* one arrival per consumer warp */
         }
         fence_mbarrier_init();
     }
@@ -290,16 +290,13 @@ __global__ static void __launch_bounds__(THREADS, 1)
             const int *shift = col_shift + s * BN + 2 * t;
             for (int i = 0; i < BN / 2; i++)
                 acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? e_up : e_down) - shift[8 * (i / 4) + i % 2]);
-            /* The column shifts are read: the stage may go only when the whole warpgroup is done. */
-            if (consumer == 0) /* named barriers 1 and 2, one per consumer warpgroup */
-                asm volatile("bar.sync 1, 128;\n" ::: "memory");
-            else
-                asm volatile("bar.sync 2, 128;\n" ::: "memory");
         } else if (e_up | e_down) {
             for (int i = 0; i < BN / 2; i++)
                 acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? e_up : e_down));
         }
-        if (threadIdx.x % 128 == 0)
+        /* Each warp hands the stage back after its own last read of it. */
+        __syncwarp();
+        if (threadIdx.x % 32 == 0)
             mbarrier_arrive(&empty[s]);
         for (int i = 0; i < BN / 2; i++)
             sum[i] += acc[i];
