@@ -343,6 +343,10 @@ __global__ static void __launch_bounds__(THREADS, 1)
         const int j = threadIdx.x - 128;
         for (int kt = 0; kt < kt_count; kt++) {
             const int s = kt % STAGES;
+            /* The consumers' reads of the stage's last round (its flags and column shifts) are
+             * over before its TMA copy can even start; waiting for the same phase the producer
+             * waited for (done by then) says so directly, where a checker can see it. */
+            mbarrier_wait_parity(&sm.empty[s], ((kt / STAGES) & 1) ^ 1);
             mbarrier_wait_parity(&sm.full[s], (kt / STAGES) & 1);
             unsigned char *stage = sm.tiles + s * STAGE_BYTES(BN);
             int e = 0;

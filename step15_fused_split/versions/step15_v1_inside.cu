@@ -156,6 +156,7 @@ __global__ static void __launch_bounds__(THREADS, 1)
         const int j = threadIdx.x - 128;
         for (int kt = 0; kt < kt_count; kt++) {
             const int s = kt % STAGES;
+            mbarrier_wait_parity(&empty[s], ((kt / STAGES) & 1) ^ 1); /* the last round's reads are over */
             mbarrier_wait_parity(&full[s], (kt / STAGES) & 1);
             unsigned char *stage = smem + s * STAGE_BYTES(BN);
             int e = 0;
