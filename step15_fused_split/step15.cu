@@ -71,7 +71,7 @@ const struct step_info step_info = {
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_FP32,
     .change = "each consumer splits the next stage's fragment of A while the tensor cores multiply this "
-        "stage's; shared-memory loads and stores as such; NaN and Inf found with two instructions per value: the step",
+        "stage's: the step",
 };
 
 /* x's shifted split into big and small TF32 halves, as the bits wgmma reads. FINITE: its row

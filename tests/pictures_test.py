@@ -23,10 +23,11 @@ import tensor_pictures  # noqa: E402  the runner, which finds each step's pictur
 
 # Each step's pictures and their rules, from its own folder.
 STEP_PICTURES = dict(tensor_pictures.step_pictures())
-p11, p12, p13, p14 = (STEP_PICTURES[f] for f in ("step11_tf32", "step12_3xtf32", "step13_wgmma_tf32",
-                                                  "step14_wgmma_3xtf32"))
+p11, p12, p13, p14, p15 = (STEP_PICTURES[f] for f in ("step11_tf32", "step12_3xtf32", "step13_wgmma_tf32",
+                                                       "step14_wgmma_3xtf32", "step15_fused_split"))
 
-NAMES = ("tc_fragments", "tc_ldmatrix", "tc_swizzle", "tc_split", "tc_pipeline", "tc_wgmma", "tc_budget")
+NAMES = ("tc_fragments", "tc_ldmatrix", "tc_swizzle", "tc_split", "tc_pipeline", "tc_wgmma", "tc_budget",
+         "tc_fused")
 
 
 def source(path):
@@ -371,6 +372,23 @@ ok(rows[(14, 256)]["stages"] == 2 and rows[(14, 256)]["acc"] + rows[(14, 256)]["
 wrong = p14.budget(13, 128, 3)  # one copy of each operand: step 13's stage, not step 14's
 ok(wrong["stage"] != m14["STAGE_BYTES"](128), "tc_budget: a stage without the small copies is told apart")
 
+# ---- step 15's budget (tc_fused): its macros and setmaxnreg counts are the ones drawn ----
+s15 = source("step15_fused_split/step15.cu")
+m15 = c_macros(s15)
+ok(m15["BM"] == p15.BM and m15["BK"] == p15.BK and '{WIDE_3, "128x%dx32/%d", SMEM(%d, %d)}' % ((p15.BN, p15.STAGES) * 2)
+   in s15 and m15["SMEM"](p15.BN, p15.STAGES) == p15.smem_bytes() <= p15.SMEM_LIMIT
+   and m15["STAGE_BYTES"](p15.BN) == sum(b for _, b in p15.stage_parts()),
+   f"tc_fused: step15.cu's wide configuration takes the {p15.smem_bytes()} bytes drawn, four tiles a stage")
+counts = {"producer": f"setmaxnreg_dec<{p15.REGS['producer']}>", "transform": f"setmaxnreg_dec<{p15.REGS['transform']}>",
+          "consumer": f"setmaxnreg_inc<{p15.REGS['consumer']}>"}
+ok(all(s15.count(c) == 1 for c in counts.values()),
+   "tc_fused: the registers drawn are step15.cu's setmaxnreg counts", counts)
+ok(sum(p15.registers().values()) <= p15.REGISTER_FILE and sum(p15.THREADS.values()) == 512,
+   f"tc_fused: 512 threads' registers fit the SM's {p15.REGISTER_FILE} ({sum(p15.registers().values())})")
+wrong = dict(p15.REGS, consumer=p15.REGS["consumer"] + 8)
+ok(sum(wrong[k] * p15.THREADS[k] for k in wrong) > p15.REGISTER_FILE,
+   "tc_fused: 8 more registers per consumer thread would not fit (the budget is told apart)")
+
 # ---- the pictures: drawn, and the same bytes twice ----
 with tempfile.TemporaryDirectory() as tmp:
     outs = [os.path.join(tmp, d) for d in ("one", "two")]
@@ -395,6 +413,8 @@ with tempfile.TemporaryDirectory() as tmp:
     ok("full[1] phase 0" in svg["tc_pipeline"] and "empty[0] phase 1" in svg["tc_pipeline"]
        and "Not measured: the order, not the durations." in svg["tc_pipeline"],
        "tc_pipeline names each barrier's phase and says its durations are not measured")
+    ok("not to scale" in svg["tc_fused"] and "split A1" in svg["tc_fused"],
+       "tc_fused says its timeline is a schematic, not a measurement")
     ok("chunk j of row r at j ^ (r % 8)" in svg["tc_wgmma"] and "desc + 6" in svg["tc_wgmma"]
        and "d7: row 9, col 11" in svg["tc_wgmma"], "tc_wgmma shows the swizzle, the descriptor's k-steps and "
        "lane 5's registers")

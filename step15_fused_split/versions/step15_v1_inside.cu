@@ -1,5 +1,5 @@
-/* Step 15, version 1: everything inside, each consumer loading and splitting its fragment of A
- * after its stage is ready and before its products, both consumers in step.
+/* Step 15, version 1: the preparation inside, not yet overlapped: each consumer waits for its
+ * stage, loads and splits its fragment of A, and only then multiplies.
  *
  * Step 15: step 14's 3xTF32 with the data's preparation inside the kernel. The TMA loads A and
  * B as they are, plain FP32, and three warpgroups prepare them while the tensor cores work:
@@ -77,13 +77,135 @@ const struct step_info step_info = {
         "transposed and split in shared memory by a transform warpgroup, shifts per stage from the tiles",
 };
 
-/* x's shifted split into big and small TF32 halves, as the bits wgmma reads. */
+/* x's shifted split into big and small TF32 halves, as the bits wgmma reads. FINITE: its row
+ * or column holds no NaN or Inf, so split's test for one is skipped; SHIFTED: false where the
+ * shift is 0, the usual case, so the multiplication is skipped (the results are the same). */
+template <bool FINITE, bool SHIFTED>
 __device__ static __forceinline__ void split_bits(float x, float scale, uint32_t *big, uint32_t *small)
 {
     float b, s;
-    split(x * scale, &b, &s);
+    if (!SHIFTED)
+        scale = 1.0f; /* and x * 1 is x: the compiler drops the multiplication */
+    if (FINITE) {
+        b = __uint_as_float(to_tf32_exact(x * scale));
+        s = __uint_as_float(to_tf32_exact(x * scale - b));
+    } else {
+        split(x * scale, &b, &s);
+    }
     *big = __float_as_uint(b);
     *small = __float_as_uint(s);
+}
+
+/* A running largest magnitude and a trap for NaN and Inf, two instructions per value:
+ * fmaxf(m, |x|) skips a NaN (and keeps an Inf), and x * 0 is 0 for every finite x, NaN for
+ * NaN and Inf, so the trap ends NaN exactly when a value was not finite. Only then is the
+ * largest finite magnitude taken again, value by value (largest_finite). */
+__device__ static __forceinline__ void scan(float x, float *m, float *trap)
+{
+    *m = fmaxf(*m, fabsf(x));
+    *trap = fmaf(x, 0.0f, *trap);
+}
+
+/* shift_for(m) != 0, without its ilogbf: m is 0 or inside [2^-50, 2^50) almost always. */
+__device__ static __forceinline__ bool needs_shift(float m)
+{
+    return m != 0.0f && (m < 0x1p-50f || m >= 0x1p50f);
+}
+
+__device__ static __forceinline__ float largest_finite(float m, float x)
+{
+    return isfinite(x) ? fmaxf(m, fabsf(x)) : m;
+}
+
+/* The transform of one column j of the raw B tile: its largest finite magnitude and its
+ * shift (kept for the consumers), then the split values as row j of Bt_big and Bt_small:
+ * k = 4q ... 4q + 3 in 16-byte chunk q ^ (j % 8), the TMA's 128-byte swizzle, so that eight
+ * neighbouring threads fill the 32 banks. */
+template <bool FINITE, bool SHIFTED>
+__device__ static __forceinline__ void write_bt(const float x[BK], float scale, unsigned char *big,
+                                                unsigned char *small, int j)
+{
+#pragma unroll
+    for (int q = 0; q < BK / 4; q++) {
+        uint4 b4, s4;
+        split_bits<FINITE, SHIFTED>(x[4 * q + 0], scale, &b4.x, &s4.x);
+        split_bits<FINITE, SHIFTED>(x[4 * q + 1], scale, &b4.y, &s4.y);
+        split_bits<FINITE, SHIFTED>(x[4 * q + 2], scale, &b4.z, &s4.z);
+        split_bits<FINITE, SHIFTED>(x[4 * q + 3], scale, &b4.w, &s4.w);
+        const int at = j * 128 + ((q ^ (j % 8)) * 16);
+        *(uint4 *)(big + at) = b4;
+        *(uint4 *)(small + at) = s4;
+    }
+}
+
+/* A consumer thread's share of a stage's A tile, split: wgmma's register fragment of each of
+ * the four steps of 8 of k, big and small, and its two rows' shifts for the stage. */
+struct a_fragment {
+    uint32_t big[BK / 8][4], small[BK / 8][4];
+    int e_up, e_down;
+    int cols_shifted; /* the stage's flags: any column of B's tile shifted */
+};
+
+template <bool FINITE, bool SHIFTED>
+__device__ static __forceinline__ void split_fragment(const float x[BK / 8][4], float scale_up, float scale_down,
+                                                      struct a_fragment *f)
+{
+#pragma unroll
+    for (int k8 = 0; k8 < BK / 8; k8++)
+#pragma unroll
+        for (int v = 0; v < 4; v++)
+            split_bits<FINITE, SHIFTED>(x[k8][v], v % 2 ? scale_down : scale_up, &f->big[k8][v], &f->small[k8][v]);
+}
+
+/* Load and split it. x[k8][v] sits at row r_up + 8 (v % 2), k = 8 k8 + t + 4 (v / 2), in 16-byte
+ * chunk (2 k8 + v / 2) ^ g of its 128-byte row (the rows' index mod 8 is g): the 32 lanes hit 32
+ * different banks. The rows' largest magnitudes over the stage: this thread's eight values of
+ * each, then the quad's (lanes 4g ... 4g + 3 hold the rest of both rows). */
+__device__ static __forceinline__ void load_fragment(const unsigned char *tile, const int *col_shifted, int r_up,
+                                                     int m0, int *row_special, int *any_special, struct a_fragment *f)
+{
+    /* The transform's flags for the stage (the stage is handed back warp by warp, after each
+     * warp's last read of it). */
+    const int4 flags = *(const int4 *)col_shifted;
+    f->cols_shifted = flags.x | flags.y | flags.z | flags.w;
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    float x[BK / 8][4], m_up = 0.0f, m_down = 0.0f, trap_up = 0.0f, trap_down = 0.0f;
+#pragma unroll
+    for (int k8 = 0; k8 < BK / 8; k8++)
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+            x[k8][v] = *(const float *)(tile + (r_up + 8 * (v % 2)) * 128 + (((2 * k8 + v / 2) ^ g) * 16) + t * 4);
+            if (v % 2)
+                scan(x[k8][v], &m_down, &trap_down);
+            else
+                scan(x[k8][v], &m_up, &trap_up);
+        }
+    const int special_up = isnan(trap_up), special_down = isnan(trap_down);
+    if (special_up | special_down) {
+        m_up = m_down = 0.0f;
+#pragma unroll
+        for (int k8 = 0; k8 < BK / 8; k8++) {
+            m_up = largest_finite(largest_finite(m_up, x[k8][0]), x[k8][2]);
+            m_down = largest_finite(largest_finite(m_down, x[k8][1]), x[k8][3]);
+        }
+        if (special_up)
+            row_special[m0 + r_up] = 1;
+        if (special_down)
+            row_special[m0 + r_up + 8] = 1;
+        *any_special = 1;
+    }
+    for (int d = 1; d < 4; d *= 2) {
+        m_up = fmaxf(m_up, __shfl_xor_sync(0xffffffffu, m_up, d));
+        m_down = fmaxf(m_down, __shfl_xor_sync(0xffffffffu, m_down, d));
+    }
+    if (!(special_up | special_down | needs_shift(m_up) | needs_shift(m_down))) {
+        f->e_up = f->e_down = 0;
+        split_fragment<true, false>(x, 1.0f, 1.0f, f);
+        return;
+    }
+    f->e_up = shift_for(m_up);
+    f->e_down = shift_for(m_down);
+    split_fragment<false, true>(x, pow2f(f->e_up), pow2f(f->e_down), f);
 }
 
 /* wgmma's n is part of the instruction: one wrapper per width. */
@@ -96,9 +218,68 @@ __device__ static __forceinline__ void wgmma_tf32_rs(float *d, const uint32_t a[
         wgmma_m64n64k8_tf32_rs(d, a, db, scale_d);
 }
 
+/* The shared memory of a block, as the kernel's parts see it. */
+struct block_smem {
+    unsigned char *tiles; /* STAGES stages of STAGE_BYTES, 1024-byte aligned */
+    int *col_shifted;     /* [STAGES][4]: any of a transform warp's columns shifted */
+    int *col_shift;       /* [STAGES][BN] */
+    uint64_t *full, *split_done, *empty;
+};
+
+/* One stage of a consumer: wait for the stage, load and split its fragment of A (cur), multiply;
+ * then wait, scale the stage's sums back if a shift was taken, hand the stage back and add its
+ * sums to the running ones. */
+template <int BN, int STAGES, bool FOURTH>
+__device__ static __forceinline__ void consume_stage(const struct block_smem *sm, int kt, int r_up, int m0,
+                                                     int *row_special, int *any_special, struct a_fragment *cur,
+                                                     float acc[BN / 2], float sum[BN / 2])
+{
+    const int s = kt % STAGES, t = threadIdx.x % 4;
+    const unsigned char *stage = sm->tiles + s * STAGE_BYTES(BN);
+    mbarrier_wait_parity(&sm->split_done[s], (kt / STAGES) & 1);
+    load_fragment(stage, sm->col_shifted + s * 4, r_up, m0, row_special, any_special, cur);
+    const uint64_t b_big = wgmma_desc_k_sw128(stage + TILE_A + TILE_B(BN));
+    const uint64_t b_small = wgmma_desc_k_sw128(stage + TILE_A + 2 * TILE_B(BN));
+    wgmma_fence();
+    /* Step 14's order: the small products first, the smallest first, into fresh sums, then
+     * big x big. */
+#pragma unroll
+    for (int k8 = 0; k8 < BK / 8; k8++) {
+        if (FOURTH)
+            wgmma_tf32_rs<BN>(acc, cur->small[k8], b_small + 2 * k8, k8 > 0);
+        wgmma_tf32_rs<BN>(acc, cur->small[k8], b_big + 2 * k8, FOURTH || k8 > 0);
+        wgmma_tf32_rs<BN>(acc, cur->big[k8], b_small + 2 * k8, 1);
+    }
+#pragma unroll
+    for (int k8 = 0; k8 < BK / 8; k8++)
+        wgmma_tf32_rs<BN>(acc, cur->big[k8], b_big + 2 * k8, 1);
+    wgmma_commit_group();
+    wgmma_wait_group<0>();
+    for (int i = 0; i < BN / 2; i++)
+        wgmma_fence_operand(&acc[i]);
+    /* The stage's sums back to the inputs' scale (exact unless C's element is subnormal),
+     * when a shift was taken. The accumulators' layout: value i sits in column
+     * 8 (i / 4) + 2 t + i % 2, of the upper row for i % 4 < 2, the lower one else. */
+    if (cur->cols_shifted) { /* the same for the whole warpgroup: the stage's flags */
+        const int *shift = sm->col_shift + s * BN + 2 * t;
+        for (int i = 0; i < BN / 2; i++)
+            acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? cur->e_up : cur->e_down) - shift[8 * (i / 4) + i % 2]);
+    } else if (cur->e_up | cur->e_down) {
+        for (int i = 0; i < BN / 2; i++)
+            acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? cur->e_up : cur->e_down));
+    }
+    /* Each warp hands the stage back after its own last read of it (the raw A tile, the flags,
+     * the column shifts): its lanes' reads first (__syncwarp orders them), then one arrival. */
+    __syncwarp();
+    if (threadIdx.x % 32 == 0)
+        mbarrier_arrive(&sm->empty[s]);
+    for (int i = 0; i < BN / 2; i++)
+        sum[i] += acc[i];
+}
+
 /* One block: C[m0 : m0 + BM, n0 : n0 + BN] over all of k. Warpgroup 0 loads, 1 transforms B,
  * 2 and 3 split A and multiply. full[s]: stage s holds its raw tiles (the TMA's bytes arrived);
- * split[s]: its Bt_big and Bt_small are written; empty[s]: both consumers are done with it.
+ * split[s]: its Bt_big and Bt_small are written; empty[s]: the 8 consumer warps are done with it.
  * Each barrier's phase flips every STAGES tiles. FOURTH: the short sums' kernel, with
  * small x small. */
 template <int BN, int STAGES, bool FOURTH>
@@ -106,12 +287,17 @@ __global__ static void __launch_bounds__(THREADS, 1)
     matmult_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, float *c,
                    size_t ldc, int tiles, int *row_special, int *col_special, int *any_special)
 {
+    /* Aligned by an offset from the array itself, so that the compiler still knows these are
+     * shared-memory addresses (LDS and STS, not generic loads and stores). */
     extern __shared__ unsigned char smem_raw[];
-    unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    int *col_shifted = (int *)(smem + STAGES * STAGE_BYTES(BN)); /* [STAGES][4], 16-byte aligned */
-    int *col_shift = col_shifted + STAGES * 4;                   /* [STAGES][BN] */
-    uint64_t *full = (uint64_t *)(col_shift + STAGES * BN);
-    uint64_t *split_done = full + STAGES, *empty = split_done + STAGES;
+    const unsigned raw_at = (unsigned)__cvta_generic_to_shared(smem_raw);
+    struct block_smem sm;
+    sm.tiles = smem_raw + (((raw_at + 1023) & ~1023u) - raw_at);
+    sm.col_shifted = (int *)(sm.tiles + STAGES * STAGE_BYTES(BN));
+    sm.col_shift = sm.col_shifted + STAGES * 4;
+    sm.full = (uint64_t *)(sm.col_shift + STAGES * BN);
+    sm.split_done = sm.full + STAGES;
+    sm.empty = sm.split_done + STAGES;
     const int warpgroup = threadIdx.x / 128, kt_count = tiles * TILE / BK;
     int m_tile, n_tile;
     block_tile(GROUP_M, tiles * TILE / BM, tiles * TILE / BN, &m_tile, &n_tile);
@@ -119,9 +305,9 @@ __global__ static void __launch_bounds__(THREADS, 1)
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
-            mbarrier_init(&full[s], 1);
-            mbarrier_init(&split_done[s], 128);
-            mbarrier_init(&empty[s], 4 * CONSUMERS); /* one arrival per consumer warp */
+            mbarrier_init(&sm.full[s], 1);
+            mbarrier_init(&sm.split_done[s], 128);
+            mbarrier_init(&sm.empty[s], 4 * CONSUMERS); /* one arrival per consumer warp */
         }
         fence_mbarrier_init();
     }
@@ -136,11 +322,11 @@ __global__ static void __launch_bounds__(THREADS, 1)
                 const int s = kt % STAGES;
                 /* Wait until the consumers freed the stage (the first round passes: a fresh
                  * barrier's previous phase counts as complete). */
-                mbarrier_wait_parity(&empty[s], ((kt / STAGES) & 1) ^ 1);
-                unsigned char *stage = smem + s * STAGE_BYTES(BN);
-                mbarrier_arrive_expect_tx(&full[s], LOAD_BYTES(BN));
-                cp_async_bulk_tensor_2d_global_to_shared(stage, &a_map, m0, kt * BK, &full[s]);
-                cp_async_bulk_tensor_2d_global_to_shared(stage + TILE_A, &b_map, kt * BK, n0, &full[s]);
+                mbarrier_wait_parity(&sm.empty[s], ((kt / STAGES) & 1) ^ 1);
+                unsigned char *stage = sm.tiles + s * STAGE_BYTES(BN);
+                mbarrier_arrive_expect_tx(&sm.full[s], LOAD_BYTES(BN));
+                cp_async_bulk_tensor_2d_global_to_shared(stage, &a_map, m0, kt * BK, &sm.full[s]);
+                cp_async_bulk_tensor_2d_global_to_shared(stage + TILE_A, &b_map, kt * BK, n0, &sm.full[s]);
             }
         }
         return;
@@ -148,162 +334,66 @@ __global__ static void __launch_bounds__(THREADS, 1)
 
     if (warpgroup == 1) {
         /* The transform: thread j takes column j of the raw B tile (a warp reads 32 neighbours
-         * of a row, one 128-byte line), finds its largest finite magnitude and its shift, and
-         * writes it split and shifted as row j of Bt_big and Bt_small: k = 4q ... 4q + 3 in
-         * 16-byte chunk q ^ (j % 8), the TMA's 128-byte swizzle, so that eight neighbouring
-         * threads fill the 32 banks. */
+         * of a row, one 128-byte line). */
         setmaxnreg_dec<56>();
         const int j = threadIdx.x - 128;
         for (int kt = 0; kt < kt_count; kt++) {
             const int s = kt % STAGES;
-            mbarrier_wait_parity(&empty[s], ((kt / STAGES) & 1) ^ 1); /* the last round's reads are over */
-            mbarrier_wait_parity(&full[s], (kt / STAGES) & 1);
-            unsigned char *stage = smem + s * STAGE_BYTES(BN);
+            /* The consumers' reads of the stage's last round (its flags and column shifts) are
+             * over before its TMA copy can even start; waiting for the same phase the producer
+             * waited for (done by then) says so directly, where a checker can see it. */
+            mbarrier_wait_parity(&sm.empty[s], ((kt / STAGES) & 1) ^ 1);
+            mbarrier_wait_parity(&sm.full[s], (kt / STAGES) & 1);
+            unsigned char *stage = sm.tiles + s * STAGE_BYTES(BN);
             int e = 0;
             if (j < BN) {
                 const float *raw = (const float *)(stage + TILE_A);
-                float x[BK], m = 0.0f;
-                int special = 0;
+                float x[BK], m = 0.0f, trap = 0.0f;
 #pragma unroll
                 for (int k = 0; k < BK; k++) {
                     x[k] = raw[k * BN + j];
-                    const float ax = fabsf(x[k]);
-                    if (ax < INFINITY)
-                        m = fmaxf(m, ax);
-                    else
-                        special = 1;
+                    scan(x[k], &m, &trap);
                 }
+                const int special = isnan(trap);
                 if (special) {
+                    m = 0.0f;
+#pragma unroll
+                    for (int k = 0; k < BK; k++)
+                        m = largest_finite(m, x[k]);
                     col_special[n0 + j] = 1;
                     *any_special = 1;
                 }
-                e = shift_for(m);
-                col_shift[s * BN + j] = e;
-                const float scale = pow2f(e);
                 unsigned char *big = stage + TILE_A + TILE_B(BN), *small = big + TILE_B(BN);
-#pragma unroll
-                for (int q = 0; q < BK / 4; q++) {
-                    uint4 b4, s4;
-                    split_bits(x[4 * q + 0], scale, &b4.x, &s4.x);
-                    split_bits(x[4 * q + 1], scale, &b4.y, &s4.y);
-                    split_bits(x[4 * q + 2], scale, &b4.z, &s4.z);
-                    split_bits(x[4 * q + 3], scale, &b4.w, &s4.w);
-                    const int at = j * 128 + ((q ^ (j % 8)) * 16);
-                    *(uint4 *)(big + at) = b4;
-                    *(uint4 *)(small + at) = s4;
+                if (special | needs_shift(m)) {
+                    e = shift_for(m);
+                    write_bt<false, true>(x, pow2f(e), big, small, j);
+                } else {
+                    write_bt<true, false>(x, 1.0f, big, small, j);
                 }
+                sm.col_shift[s * BN + j] = e;
             }
             const int shifted = __any_sync(0xffffffffu, e != 0);
             if (threadIdx.x % 32 == 0)
-                col_shifted[s * 4 + (threadIdx.x / 32) % 4] = shifted;
+                sm.col_shifted[s * 4 + (threadIdx.x / 32) % 4] = shifted;
             /* Written by ordinary stores, read by wgmma (the async proxy): fence, then tell. */
             fence_proxy_async_shared_cta();
-            mbarrier_arrive(&split_done[s]);
+            mbarrier_arrive(&sm.split_done[s]);
         }
         return;
     }
 
+    /* The consumers: one fragment of A, loaded and split stage after stage. */
     setmaxnreg_inc<216>();
     const int consumer = warpgroup - 2, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
-    const int g = lane / 4, t = lane % 4;
-    /* This thread's two rows of the tile (a[v] of wgmma's register fragment: the upper row for
-     * even v, 8 rows lower for odd v), and the byte offset of their 128-byte rows in A's tile. */
-    const int r_up = consumer * 64 + warp * 16 + g;
+    const int r_up = consumer * 64 + warp * 16 + lane / 4; /* the upper of this thread's two rows */
     float acc[BN / 2], sum[BN / 2];
     for (int i = 0; i < BN / 2; i++)
         sum[i] = 0.0f;
-    for (int kt = 0; kt < kt_count; kt++) {
-        const int s = kt % STAGES;
-        mbarrier_wait_parity(&split_done[s], (kt / STAGES) & 1);
-        const unsigned char *stage = smem + s * STAGE_BYTES(BN);
-        /* A's fragment for the stage's four steps of 8: x[k8][v] at row r_up + 8 (v % 2),
-         * k = 8 k8 + t + 4 (v / 2), in 16-byte chunk (2 k8 + v / 2) ^ g of its row (the rows'
-         * index mod 8 is g): the 32 lanes hit 32 different banks. */
-        float x[BK / 8][4];
-#pragma unroll
-        for (int k8 = 0; k8 < BK / 8; k8++)
-#pragma unroll
-            for (int v = 0; v < 4; v++)
-                x[k8][v] = *(const float *)(stage + (r_up + 8 * (v % 2)) * 128 + (((2 * k8 + v / 2) ^ g) * 16) + t * 4);
-        /* The two rows' largest finite magnitudes over the stage: this thread's eight values of
-         * each, then the quad's (lanes 4g ... 4g + 3 hold the rest of both rows). */
-        float m_up = 0.0f, m_down = 0.0f;
-        int special_up = 0, special_down = 0;
-#pragma unroll
-        for (int k8 = 0; k8 < BK / 8; k8++)
-#pragma unroll
-            for (int v = 0; v < 4; v++) {
-                const float ax = fabsf(x[k8][v]);
-                const int finite = ax < INFINITY;
-                if (v % 2 == 0) {
-                    m_up = finite ? fmaxf(m_up, ax) : m_up;
-                    special_up |= !finite;
-                } else {
-                    m_down = finite ? fmaxf(m_down, ax) : m_down;
-                    special_down |= !finite;
-                }
-            }
-        for (int d = 1; d < 4; d *= 2) {
-            m_up = fmaxf(m_up, __shfl_xor_sync(0xffffffffu, m_up, d));
-            m_down = fmaxf(m_down, __shfl_xor_sync(0xffffffffu, m_down, d));
-        }
-        if (special_up | special_down) {
-            if (special_up)
-                row_special[m0 + r_up] = 1;
-            if (special_down)
-                row_special[m0 + r_up + 8] = 1;
-            *any_special = 1;
-        }
-        const int e_up = shift_for(m_up), e_down = shift_for(m_down);
-        const float scale_up = pow2f(e_up), scale_down = pow2f(e_down);
-        uint32_t big[BK / 8][4], small[BK / 8][4];
-#pragma unroll
-        for (int k8 = 0; k8 < BK / 8; k8++)
-#pragma unroll
-            for (int v = 0; v < 4; v++)
-                split_bits(x[k8][v], v % 2 ? scale_down : scale_up, &big[k8][v], &small[k8][v]);
-        const int4 shifted4 = *(const int4 *)(col_shifted + s * 4);
-        const int cols_shifted = shifted4.x | shifted4.y | shifted4.z | shifted4.w;
+    struct a_fragment f;
+    for (int kt = 0; kt < kt_count; kt++)
+        consume_stage<BN, STAGES, FOURTH>(&sm, kt, r_up, m0, row_special, any_special, &f, acc, sum);
 
-        const uint64_t b_big = wgmma_desc_k_sw128(stage + TILE_A + TILE_B(BN));
-        const uint64_t b_small = wgmma_desc_k_sw128(stage + TILE_A + 2 * TILE_B(BN));
-        wgmma_fence();
-        /* Step 14's order: the small products first, the smallest first, into fresh sums,
-         * then big x big. */
-#pragma unroll
-        for (int k8 = 0; k8 < BK / 8; k8++) {
-            if (FOURTH)
-                wgmma_tf32_rs<BN>(acc, small[k8], b_small + 2 * k8, k8 > 0);
-            wgmma_tf32_rs<BN>(acc, small[k8], b_big + 2 * k8, FOURTH || k8 > 0);
-            wgmma_tf32_rs<BN>(acc, big[k8], b_small + 2 * k8, 1);
-        }
-#pragma unroll
-        for (int k8 = 0; k8 < BK / 8; k8++)
-            wgmma_tf32_rs<BN>(acc, big[k8], b_big + 2 * k8, 1);
-        wgmma_commit_group();
-        wgmma_wait_group<0>();
-        for (int i = 0; i < BN / 2; i++)
-            wgmma_fence_operand(&acc[i]);
-        /* The stage's sums back to the inputs' scale (exact unless C's element is subnormal),
-         * when a shift was taken. The accumulators' layout: value i sits in column
-         * 8 (i / 4) + 2 t + i % 2, of the upper row for i % 4 < 2, the lower one else. */
-        if (cols_shifted) { /* the same for the whole warpgroup: the stage's flags */
-            const int *shift = col_shift + s * BN + 2 * t;
-            for (int i = 0; i < BN / 2; i++)
-                acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? e_up : e_down) - shift[8 * (i / 4) + i % 2]);
-        } else if (e_up | e_down) {
-            for (int i = 0; i < BN / 2; i++)
-                acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? e_up : e_down));
-        }
-        /* Each warp hands the stage back after its own last read of it. */
-        __syncwarp();
-        if (threadIdx.x % 32 == 0)
-            mbarrier_arrive(&empty[s]);
-        for (int i = 0; i < BN / 2; i++)
-            sum[i] += acc[i];
-    }
-
-    const int row = m0 + r_up, col = n0 + 2 * t;
+    const int row = m0 + r_up, col = n0 + 2 * (lane % 4);
     float *out = c + (size_t)row * ldc + col;
     for (int i = 0; i < BN / 2; i += 4) {
         *(float2 *)(out + 8 * (i / 4)) = make_float2(sum[i], sum[i + 1]);
