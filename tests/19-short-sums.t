@@ -14,7 +14,10 @@
 # pass its bound (every configuration of step 14, the default of the others); step 14's C
 # must equal the model's bit for bit, which checks the model against the hardware on exactly
 # the inputs it judged; so must step 15's (step 14's arithmetic with the split inside the
-# kernel: on inputs that need no shift it computes the same products in the same order). cuBLAS SGEMM runs them too, as the control of the inputs.
+# kernel: on inputs that need no shift it computes the same products in the same order). And
+# step 15's own rule, shifts per stage of k, searched the same way on values scaled per stage
+# (tests/short_sums.c --per-stage --stage-scales): within the bound, and on the GPU its C equal
+# to that model's bit for bit. cuBLAS SGEMM runs them too, as the control of the inputs.
 use strict;
 use warnings;
 use Test::More;
@@ -56,6 +59,11 @@ pass_on('step 14 as built', run($search, '--fourth-up-to', $fourth_up_to, '--max
                                '--save-worst', $dir));
 pass_on('without the fourth product', run($search, '--fourth-up-to', 0, '--max-n', 2, '--trials', 3000,
                                           '--expect-fail'));
+# Step 15 takes its shifts per stage of 32 of k: the same search, on values scaled by a power of
+# two per stage of each row and column (stages shifted up, down or not at all), n = 1 ... 96.
+my $STAGE_MAX_N = 96;
+pass_on('step 15, shifts per stage', run($search, '--per-stage', '--stage-scales', '--fourth-up-to', $fourth_up_to,
+                                         '--max-n', $STAGE_MAX_N, '--trials', 8, '--save-worst', "$dir/stages"));
 
 my ($has_gpu, $info) = gpu_available();
 SKIP: {
@@ -89,6 +97,26 @@ SKIP: {
             or diag(join("\n", @failed));
         ok(!@differ, join(' ', @$cmd) . ": C equals the model's, bit for bit, at n = 1 ... $MAX_N")
             or diag("differs at n = @differ") if $cmd->[0] =~ m{/step1[45]$};
+    }
+    # Step 15 on the worst inputs scaled per stage: within its bound, and its C the per-stage
+    # model's bit for bit, in every configuration.
+    for my $cmd (grep { $_->[0] =~ m{/step15$} } @runs) {
+        my (@failed, @differ);
+        for my $n (1 .. $STAGE_MAX_N) {
+            system('rm', '-rf', "$dir/out");
+            my ($code, $out, $err) = run(@$cmd, '--load', "$dir/stages/n$n", '--save', "$dir/out", '--reps', 1,
+                                         '--csv-header');
+            my %r = csv_row($out);
+            push @failed, "n=$n: exit $code, " . ($r{max_comp_err} // $err =~ s/\s+$//r)
+                unless $code == 0 && ($r{status} // '') eq 'pass';
+            my @want = load_npy("$dir/stages/n$n/c_model.npy");
+            my @got = load_npy("$dir/out/c.npy");
+            push @differ, $n unless @got == @want && !grep { $got[$_] != $want[$_] } 0 .. $#want;
+        }
+        ok(!@failed, join(' ', @$cmd) . ": values scaled per stage, n = 1 ... $STAGE_MAX_N, within its bound")
+            or diag(join("\n", @failed));
+        ok(!@differ, join(' ', @$cmd) . ": C equals the per-stage model's, bit for bit, at n = 1 ... $STAGE_MAX_N")
+            or diag("differs at n = @differ");
     }
 }
 system('rm', '-rf', $dir);

@@ -23,6 +23,13 @@
  *                      control: without the fourth product it must, or the search finds nothing)
  *   --save-worst DIR   write, for each n, the worst trial's A and B as DIR/nN/a.npy and b.npy and
  *                      the model's C as DIR/nN/c_model.npy, for the GPU test to run step 14 on
+ *   --per-stage        model step 15 instead: the shifts found for each stage of 32 of k (each
+ *                      row of A's and column of B's largest magnitude within the stage), each
+ *                      stage's sum scaled back (ldexpf) before it joins the running sum
+ *   --stage-scales     scale the crafted values by a power of two per stage of each row of A
+ *                      (2^-70 ... 2^55) and of each column of B (2^-50 ... 2^55), so that stages
+ *                      need shifts up, down or none (every product stays normal, no sum
+ *                      overflows); with --per-stage this searches step 15's rule
  * Output: TAP, one line per n (or one for the control). Exit 0, 1 when a line failed, 2 on bad
  * usage. */
 #include "matrix.h"
@@ -54,32 +61,71 @@ static void split(float x, float *big, float *small)
     *small = tf32_model_float(tf32_round_even(tf32_model_bits(x - *big)));
 }
 
-/* c = a b as step 14 computes it (n x n, row-major), the fourth product kept when fourth. */
-static void step14_model(const float *a, const float *b, float *c, int n, int fourth)
+/* Step 15's rule: A's and B's shifts for the stage of k starting at k0, from that stage's values
+ * alone (zeros past n), into ea[i] and eb[j]. */
+static void stage_shifts(const float *a, const float *b, int n, int k0, int *ea, int *eb)
+{
+    for (int i = 0; i < n; i++) {
+        float m = 0.0f;
+        for (int k = k0; k < k0 + K_STAGE && k < n; k++)
+            m = fmaxf(m, fabsf(a[(size_t)i * n + k]));
+        ea[i] = shift_for(m);
+    }
+    for (int j = 0; j < n; j++) {
+        float m = 0.0f;
+        for (int k = k0; k < k0 + K_STAGE && k < n; k++)
+            m = fmaxf(m, fabsf(b[(size_t)k * n + j]));
+        eb[j] = shift_for(m);
+    }
+}
+
+/* c = a b as step 14 computes it (n x n, row-major), the fourth product kept when fourth; with
+ * per_stage, as step 15 does (shifts per stage, each stage's sum scaled back). */
+static void step14_model(const float *a, const float *b, float *c, int n, int fourth, int per_stage)
 {
     const int kp = (n + K_STAGE - 1) / K_STAGE * K_STAGE; /* zeros past n take no part */
     float *ab = calloc((size_t)n * kp, sizeof *ab), *as = calloc((size_t)n * kp, sizeof *as);
     float *bb = calloc((size_t)n * kp, sizeof *bb), *bs = calloc((size_t)n * kp, sizeof *bs); /* K-major */
     int *ea = calloc((size_t)n, sizeof *ea), *eb = calloc((size_t)n, sizeof *eb);
-    if (!ab || !as || !bb || !bs || !ea || !eb) {
+    const int stages = kp / K_STAGE;
+    int *sa = calloc((size_t)n * stages, sizeof *sa), *sb = calloc((size_t)n * stages, sizeof *sb); /* step 15 */
+    if (!ab || !as || !bb || !bs || !ea || !eb || !sa || !sb) {
         fprintf(stderr, "short_sums: out of memory\n");
         exit(2);
     }
-    for (int i = 0; i < n; i++) {
-        float m = 0.0f;
-        for (int k = 0; k < n; k++)
-            m = fmaxf(m, fabsf(a[(size_t)i * n + k]));
-        ea[i] = shift_for(m);
-        for (int k = 0; k < n; k++)
-            split(ldexpf(a[(size_t)i * n + k], ea[i]), &ab[(size_t)i * kp + k], &as[(size_t)i * kp + k]);
-    }
-    for (int j = 0; j < n; j++) {
-        float m = 0.0f;
-        for (int k = 0; k < n; k++)
-            m = fmaxf(m, fabsf(b[(size_t)k * n + j]));
-        eb[j] = shift_for(m);
-        for (int k = 0; k < n; k++)
-            split(ldexpf(b[(size_t)k * n + j], eb[j]), &bb[(size_t)j * kp + k], &bs[(size_t)j * kp + k]);
+    if (per_stage) {
+        for (int st = 0; st < stages; st++) {
+            stage_shifts(a, b, n, st * K_STAGE, ea, eb);
+            for (int i = 0; i < n; i++)
+                sa[(size_t)i * stages + st] = ea[i];
+            for (int j = 0; j < n; j++)
+                sb[(size_t)j * stages + st] = eb[j];
+        }
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < n; k++)
+                split(ldexpf(a[(size_t)i * n + k], sa[(size_t)i * stages + k / K_STAGE]), &ab[(size_t)i * kp + k],
+                      &as[(size_t)i * kp + k]);
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < n; k++)
+                split(ldexpf(b[(size_t)k * n + j], sb[(size_t)j * stages + k / K_STAGE]), &bb[(size_t)j * kp + k],
+                      &bs[(size_t)j * kp + k]);
+    } else {
+        for (int i = 0; i < n; i++) {
+            float m = 0.0f;
+            for (int k = 0; k < n; k++)
+                m = fmaxf(m, fabsf(a[(size_t)i * n + k]));
+            ea[i] = shift_for(m);
+            for (int k = 0; k < n; k++)
+                split(ldexpf(a[(size_t)i * n + k], ea[i]), &ab[(size_t)i * kp + k], &as[(size_t)i * kp + k]);
+        }
+        for (int j = 0; j < n; j++) {
+            float m = 0.0f;
+            for (int k = 0; k < n; k++)
+                m = fmaxf(m, fabsf(b[(size_t)k * n + j]));
+            eb[j] = shift_for(m);
+            for (int k = 0; k < n; k++)
+                split(ldexpf(b[(size_t)k * n + j], eb[j]), &bb[(size_t)j * kp + k], &bs[(size_t)j * kp + k]);
+        }
     }
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
@@ -96,9 +142,11 @@ static void step14_model(const float *a, const float *b, float *c, int n, int fo
                 }
                 for (int s = 0; s < K_STAGE; s += K_STEP)
                     acc = tf32_mma_k8(acc, x_big + s, y_big + s);
+                if (per_stage) /* step 15: the stage's sum back to the inputs' scale, one ldexpf */
+                    acc = ldexpf(acc, -sa[(size_t)i * stages + k0 / K_STAGE] - sb[(size_t)j * stages + k0 / K_STAGE]);
                 sum += acc; /* FP32, to nearest */
             }
-            c[(size_t)i * n + j] = ldexpf(sum, -ea[i] - eb[j]);
+            c[(size_t)i * n + j] = per_stage ? sum : ldexpf(sum, -ea[i] - eb[j]);
         }
     free(ab);
     free(as);
@@ -106,6 +154,8 @@ static void step14_model(const float *a, const float *b, float *c, int n, int fo
     free(bs);
     free(ea);
     free(eb);
+    free(sa);
+    free(sb);
 }
 
 /* The families: 2^e (1 + h 2^-10 + l 2^-23), h the 10 bits TF32 keeps, l the 13 it cannot. */
@@ -142,7 +192,7 @@ static void save_matrix(const char *dir, const char *name, const float *m, int n
 
 int main(int argc, char **argv)
 {
-    int fourth_up_to = 0, trials = 200, max_n = 64, expect_fail = 0;
+    int fourth_up_to = 0, trials = 200, max_n = 64, expect_fail = 0, per_stage = 0, stage_scales = 0;
     uint64_t seed = 1;
     const char *save_dir = NULL;
     for (int i = 1; i < argc; i++) {
@@ -158,9 +208,13 @@ int main(int argc, char **argv)
             save_dir = argv[++i];
         else if (strcmp(argv[i], "--expect-fail") == 0)
             expect_fail = 1;
+        else if (strcmp(argv[i], "--per-stage") == 0)
+            per_stage = 1;
+        else if (strcmp(argv[i], "--stage-scales") == 0)
+            stage_scales = 1;
         else if (strcmp(argv[i], "--help") == 0) {
             printf("usage: short_sums [--fourth-up-to T] [--trials N] [--max-n N] [--seed S] [--expect-fail] "
-                   "[--save-worst DIR]\n(see the comment at the top of tests/short_sums.c)\n");
+                   "[--save-worst DIR] [--per-stage] [--stage-scales]\n(see the comment at the top of tests/short_sums.c)\n");
             return 0;
         } else {
             fprintf(stderr, "short_sums: bad option '%s' (try --help)\n", argv[i]);
@@ -195,7 +249,17 @@ int main(int argc, char **argv)
                 if (negative)
                     a[i] = -a[i];
             }
-            step14_model(a, b, c, n, n <= fourth_up_to);
+            if (stage_scales) { /* a power of two per stage of each row of A and column of B */
+                for (int r = 0; r < n; r++)
+                    for (int k0 = 0; k0 < n; k0 += K_STAGE) {
+                        const int ea = -70 + (int)(rand31(&state) % 126), eb = -50 + (int)(rand31(&state) % 106);
+                        for (int k = k0; k < k0 + K_STAGE && k < n; k++) {
+                            a[(size_t)r * n + k] = ldexpf(a[(size_t)r * n + k], ea);
+                            b[(size_t)k * n + r] = ldexpf(b[(size_t)k * n + r], eb);
+                        }
+                    }
+            }
+            step14_model(a, b, c, n, n <= fourth_up_to, per_stage);
             double trial_worst = 0.0;
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < n; j++) {
@@ -224,9 +288,10 @@ int main(int argc, char **argv)
         }
         beyond_any |= beyond;
         if (!expect_fail)
-            ok(!beyond, "n = %d, %s product%s: worst componentwise error %.2f u within the fp32 bound %.2f u "
-               "(%d trials, worst on %s)", n, n <= fourth_up_to ? "four" : "three", "s", worst / u, bound / u,
-               trials, family_names[worst_family]);
+            ok(!beyond, "n = %d, %s product%s%s: worst componentwise error %.2f u within the fp32 bound %.2f u "
+               "(%d trials, worst on %s%s)", n, n <= fourth_up_to ? "four" : "three", "s",
+               per_stage ? ", shifts per stage (step 15)" : "", worst / u, bound / u, trials,
+               family_names[worst_family], stage_scales ? ", scaled per stage" : "");
         else
             printf("# n = %d: worst %.2f u, bound %.2f u%s\n", n, worst / u, bound / u, beyond ? ": beyond" : "");
         if (save_dir) {
