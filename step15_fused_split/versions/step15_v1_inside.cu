@@ -17,8 +17,8 @@
  *   product for product, and C is the same bit for bit.
  * - NaN and Inf enter the split as 0; the rows and columns that hold one are marked as the
  *   tiles pass, and step 14's last pass gives those elements what an FP32 GEMM gives.
- * No pre-pass is left: the step is one kernel, plus the NaN/Inf pass that returns at once
- * when no input holds one. */
+ * No pre-pass is left: the step is one kernel, after a memset of the marks and before the
+ * NaN/Inf pass that returns at once when no input holds one. */
 #include "step.h"
 #include "device/block_order.h"
 #include "device/mbarrier.h"
