@@ -161,8 +161,8 @@ __device__ static __forceinline__ void split_fragment(const float x[BK / 8][4], 
 __device__ static __forceinline__ void load_fragment(const unsigned char *tile, const int *col_shifted, int r_up,
                                                      int m0, int *row_special, int *any_special, struct a_fragment *f)
 {
-    /* The transform's flags for the stage (the stage is handed back warp by warp, after each
-     * warp's last read of it). */
+    /* The transform's flags for the stage (the stage is handed back thread by thread, after
+     * each thread's last read of it). */
     const int4 flags = *(const int4 *)col_shifted;
     f->cols_shifted = flags.x | flags.y | flags.z | flags.w;
     const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
@@ -272,18 +272,18 @@ __device__ static __forceinline__ void consume_stage(const struct block_smem *sm
         for (int i = 0; i < BN / 2; i++)
             acc[i] = ldexpf(acc[i], -(i % 4 < 2 ? cur->e_up : cur->e_down));
     }
-    /* Each warp hands the stage back after its own last read of it (the raw A tile, the flags,
-     * the column shifts): its lanes' reads first (__syncwarp orders them), then one arrival. */
-    __syncwarp();
-    if (threadIdx.x % 32 == 0)
-        mbarrier_arrive(&sm->empty[s]);
+    /* Each thread hands the stage back after its own last read of it (the raw A tile, the
+     * flags, the column shifts): its arrival releases exactly the reads it made, an order
+     * compute-sanitizer's racecheck can follow (one arrival per warp after __syncwarp is as
+     * correct, but racecheck reported the transform's next writes of the flags as races). */
+    mbarrier_arrive(&sm->empty[s]);
     for (int i = 0; i < BN / 2; i++)
         sum[i] += acc[i];
 }
 
 /* One block: C[m0 : m0 + BM, n0 : n0 + BN] over all of k. Warpgroup 0 loads, 1 transforms B,
  * 2 and 3 split A and multiply. full[s]: stage s holds its raw tiles (the TMA's bytes arrived);
- * split[s]: its Bt_big and Bt_small are written; empty[s]: the 8 consumer warps are done with it.
+ * split[s]: its Bt_big and Bt_small are written; empty[s]: the 256 consumer threads are done with it.
  * Each barrier's phase flips every STAGES tiles. FOURTH: the short sums' kernel, with
  * small x small. */
 template <int BN, int STAGES, bool FOURTH>
@@ -311,7 +311,7 @@ __global__ static void __launch_bounds__(THREADS, 1)
         for (int s = 0; s < STAGES; s++) {
             mbarrier_init(&sm.full[s], 1);
             mbarrier_init(&sm.split_done[s], 128);
-            mbarrier_init(&sm.empty[s], 4 * CONSUMERS); /* one arrival per consumer warp */
+            mbarrier_init(&sm.empty[s], 128 * CONSUMERS); /* one arrival per consumer thread */
         }
         fence_mbarrier_init();
     }
