@@ -5,6 +5,11 @@ use warnings;
 use File::Temp qw(tempfile);
 use Test::More;
 
+# The make runs inside the tests start as if from a shell: under make -j test, MAKEFLAGS would
+# hand them a job server they cannot reach, and make would say so on stderr (a second line where
+# the tests expect one).
+delete @ENV{qw(MAKEFLAGS MFLAGS MAKELEVEL)};
+
 # The programs, found as the Makefile finds them: every step folder stepNN_name holds the
 # program stepNN; then cuBLAS, and CUTLASS where it is built. What each is, the tests ask it
 # (--describe, below), so that a new step folder is tested with no edit here.
