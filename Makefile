@@ -262,7 +262,7 @@ FIRST_DIR := $(firstword $(STEP_DIRS))
 FIRST_STEP := $(call step_program,$(FIRST_DIR))
 TEST_HELPERS := obj/fake_driver/old/libcuda.so.1 obj/fake_driver/failing/libcuda.so.1 \
                 obj/test/foreign_arch obj/test/needs_cc99 obj/test/needs_exact99 \
-                obj/test/hopper_test obj/test/tensor_core_arith obj/test/short_sums obj/test/multigpu_partition \
+                obj/test/hopper_test obj/test/tensor_core_arith obj/test/short_sums obj/test/ozaki_model obj/test/multigpu_partition \
                 $(TEST_VERSIONS)
 obj/fake_driver/old/libcuda.so.1: tests/fake_libcuda.c
 	@mkdir -p $(@D)
@@ -299,6 +299,12 @@ obj/test/tensor_core_arith: tests/tensor_core_arith.cu tests/tf32_model.h tests/
 # The search for short sums beyond the fp32 bound, on step 14's arithmetic modelled on the CPU
 # (tests/19-short-sums.t): plain C, no GPU.
 obj/test/short_sums: tests/short_sums.c tests/tf32_model.h tests/tap.h $(HARNESS) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(HARNESS) -lm
+
+# Ozaki scheme II's arithmetic (common/ozaki.h) modelled exactly on the CPU and its errors
+# measured (tests/22-ozaki.t): plain C, no GPU.
+obj/test/ozaki_model: tests/ozaki_model.c common/ozaki.h tests/tap.h $(HARNESS) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(HARNESS) -lm
 

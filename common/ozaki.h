@@ -1,0 +1,185 @@
+/* Ozaki scheme II's arithmetic, one copy for the GPU step and its exact CPU model
+ * (tests/ozaki_model.c): FP32 products from exact integer products and the Chinese remainder
+ * theorem.
+ *
+ *  1. Scale: row i of A by 2^(alpha - e_i), where 2^(e_i - 1) <= max_k |a_ik| < 2^e_i, and round
+ *     to the nearest integer: |A'_ik| <= 2^alpha. Column j of B the same with beta and f_j.
+ *  2. The integer product C' = A' B' is exact as long as |C'| < P / 2, P the product of the
+ *     moduli: k 2^(alpha + beta) < P / 2 is the plan's condition (ozaki_plan_make).
+ *  3. For each modulus p: A' mod p and B' mod p as INT8 (symmetric residues, |r| <= 128), their
+ *     product in INT32 (exact: k 128^2 < 2^31 for k < 131072), reduced mod p.
+ *  4. The remainder theorem: C' = sum_l r_l q_l mod P, q_l = (P / p_l) ((P / p_l)^-1 mod p_l),
+ *     as an unsigned 128-bit integer, taken symmetric (C' < 0 where the sum's remainder is
+ *     past P / 2).
+ *  5. C = C' 2^(e_i + f_j - alpha - beta), rounded once to FP32 (to nearest, ties to even).
+ * The only errors: the rounding in 1 (at most half a unit of 2^(e_i - alpha) per element of A,
+ * of 2^(f_j - beta) per element of B) and the one in 5. */
+#ifndef OZAKI_H
+#define OZAKI_H
+
+#include <math.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define OZAKI_HD __host__ __device__ static inline
+#else
+#define OZAKI_HD static inline
+#endif
+
+/* Up to 14 moduli: then P < 2^112 and the sum of step 4 (below 14 * 256 * P) stays below
+ * 2^128 without a reduction on the way. */
+#define OZAKI_MAX_MODULI 14
+#define OZAKI_MAX_BITS 106 /* alpha + beta: each at most 53 (double's precision) */
+/* The default count: the fewest moduli whose errors, in the CPU model, are within the fp32 bound
+ * and no larger than a plain FP32 loop's on the uniform, wide, subnormal, tiny, rowscale and huge
+ * inputs at every n measured (results/ozaki-model.txt; tests/22-ozaki.t checks it). The mixed
+ * family (80 binades in one row) is beyond every count up to 14 at small n. */
+#define OZAKI_DEFAULT_MODULI 10
+
+typedef unsigned __int128 ozaki_u128;
+
+/* What the kernels need, computed once on the host (ozaki_plan_make), passed by value. */
+struct ozaki_plan {
+    int count;                    /* moduli used */
+    int p[OZAKI_MAX_MODULI];      /* the moduli */
+    int alpha, beta;              /* bits of A' and of B' (beyond the sign) */
+    uint64_t q_lo[OZAKI_MAX_MODULI], q_hi[OZAKI_MAX_MODULI]; /* q_l, two 64-bit halves */
+    uint64_t P_lo, P_hi;          /* P */
+    double inv_P;                 /* 1 / P, for the quotient's estimate */
+};
+
+OZAKI_HD ozaki_u128 ozaki_u128_make(uint64_t lo, uint64_t hi)
+{
+    return ((ozaki_u128)hi << 64) | lo;
+}
+
+/* e with 2^(e - 1) <= m < 2^e, for the largest magnitude m of a row or column (0: e = 0). */
+OZAKI_HD int ozaki_exponent(float m)
+{
+    if (!(m > 0.0f) || !isfinite(m))
+        return 0;
+    int e;
+    frexp((double)m, &e); /* m = f 2^e, f in [0.5, 1) */
+    return e;
+}
+
+/* x 2^shift rounded to the nearest integer (ties to even), exactly: x is a float, the power of
+ * two keeps it within double's range, and the result is at most 2^53 in magnitude. */
+OZAKI_HD int64_t ozaki_scaled(float x, int shift)
+{
+    return (int64_t)rint(ldexp((double)x, shift));
+}
+
+/* v mod p as the symmetric residue: -128 ... 127 for p = 256, -(p - 1) / 2 ... (p - 1) / 2 for odd p. */
+OZAKI_HD int ozaki_residue(int64_t v, int p)
+{
+    int r = (int)(v % p); /* -(p - 1) ... p - 1 */
+    if (r >= (p + 1) / 2)
+        r -= p;
+    else if (r < -(p / 2))
+        r += p;
+    return r;
+}
+
+/* m 2^e rounded once to FP32 (to nearest, ties to even): subnormal results rounded to their
+ * own precision, overflow to infinity. */
+OZAKI_HD float ozaki_to_float(ozaki_u128 m, int negative, int e)
+{
+    if (m == 0)
+        return 0.0f;
+    int bits = 0;
+    for (ozaki_u128 t = m; t; t >>= 1)
+        bits++;
+    const int top = bits - 1 + e; /* m 2^e lies in [2^top, 2^(top + 1)) */
+    if (top > 127)
+        return negative ? -INFINITY : INFINITY;
+    const int precision = top >= -126 ? 24 : 24 - (-126 - top); /* fewer bits below 2^-126 */
+    const int shift = bits - precision;                         /* bits to drop */
+    uint64_t q;
+    if (shift <= 0) {
+        q = (uint64_t)m;
+    } else if (shift > bits) {
+        q = 0; /* below half the smallest subnormal */
+    } else {
+        q = (uint64_t)(m >> shift);
+        const ozaki_u128 rest = m & (((ozaki_u128)1 << shift) - 1), half = (ozaki_u128)1 << (shift - 1);
+        if (rest > half || (rest == half && (q & 1)))
+            q++;
+    }
+    const int scale = e + (shift > 0 ? shift : 0);
+    /* q has at most 24 bits (25 when rounding carried into a new power of two): q 2^scale is a
+     * float, and two exact scalings reach it. */
+    const float f = ldexpf(ldexpf((float)q, scale / 2), scale - scale / 2);
+    return negative ? -f : f;
+}
+
+/* Step 4 and 5 for one element: residues r[l] in [0, p_l), the exponent e_i + f_j - alpha - beta. */
+OZAKI_HD float ozaki_reconstruct(const struct ozaki_plan *plan, const int *r, int e)
+{
+    ozaki_u128 x = 0;
+    for (int l = 0; l < plan->count; l++)
+        x += (ozaki_u128)(uint64_t)r[l] * ozaki_u128_make(plan->q_lo[l], plan->q_hi[l]);
+    const ozaki_u128 P = ozaki_u128_make(plan->P_lo, plan->P_hi);
+    /* x < count 256 P: its quotient by P, estimated in double and corrected. */
+    ozaki_u128 t = (ozaki_u128)(uint64_t)((double)x * plan->inv_P);
+    ozaki_u128 tp = t * P;
+    while (tp > x) {
+        tp -= P;
+        t--;
+    }
+    x -= tp;
+    while (x >= P)
+        x -= P;
+    /* x in [0, P): C' = x, or x - P when x is past the middle. */
+    if (x > P / 2)
+        return ozaki_to_float(P - x, 1, e);
+    return ozaki_to_float(x, 0, e);
+}
+
+/* The moduli, pairwise coprime, each at most 256 so that a symmetric residue fits INT8; the
+ * largest first: P grows by almost 8 bits with each. */
+static const int ozaki_moduli[OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199};
+
+/* The plan for `count` moduli and sums of k products: P and the q_l, then alpha + beta as large
+ * as k 2^(alpha + beta) < P / 2 allows, split evenly (beta takes the odd bit). Returns 0, or -1
+ * when count is out of 1 ... OZAKI_MAX_MODULI or no bits are left for k (k too long for P). */
+static inline int ozaki_plan_make(int count, int k, struct ozaki_plan *plan)
+{
+    if (count < 1 || count > OZAKI_MAX_MODULI || k < 1)
+        return -1;
+    ozaki_u128 P = 1;
+    for (int l = 0; l < count; l++)
+        P *= (ozaki_u128)ozaki_moduli[l];
+    plan->count = count;
+    for (int l = 0; l < count; l++) {
+        const int p = ozaki_moduli[l];
+        const ozaki_u128 M = P / (ozaki_u128)p;
+        const int m = (int)(M % (ozaki_u128)p);
+        int y = 1; /* M^-1 mod p: p is at most 256, so a search is quick and plain */
+        while ((m * y) % p != 1)
+            y++;
+        const ozaki_u128 q = M * (ozaki_u128)y % P;
+        plan->p[l] = p;
+        plan->q_lo[l] = (uint64_t)q;
+        plan->q_hi[l] = (uint64_t)(q >> 64);
+    }
+    for (int l = count; l < OZAKI_MAX_MODULI; l++) {
+        plan->p[l] = 1;
+        plan->q_lo[l] = plan->q_hi[l] = 0;
+    }
+    plan->P_lo = (uint64_t)P;
+    plan->P_hi = (uint64_t)(P >> 64);
+    plan->inv_P = 1.0 / ((double)plan->P_hi * 0x1p64 + (double)plan->P_lo);
+    /* The largest s with k 2^s < P / 2, that is k 2^(s + 1) < P, and at most 106: alpha and beta
+     * at most 53, so that the scaled values stay exact in double (ozaki_scaled). */
+    int s = -1;
+    while (s < OZAKI_MAX_BITS && ((ozaki_u128)k << (s + 2)) < P)
+        s++;
+    if (s < 2)
+        return -1;
+    plan->alpha = s / 2;
+    plan->beta = s - s / 2;
+    return 0;
+}
+
+#endif

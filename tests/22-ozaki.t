@@ -1,0 +1,58 @@
+#!/usr/bin/env perl
+# Ozaki scheme II's arithmetic (common/ozaki.h), modelled exactly on the CPU by
+# tests/ozaki_model.c: the remainder theorem gives the integer product back for every number of
+# moduli, the one rounding to FP32 is to nearest, the plan keeps the product's bound below P / 2;
+# then the default number of moduli (OZAKI_DEFAULT_MODULI, read from the header) keeps the
+# componentwise error within the fp32 bound, or no worse than a plain FP32 loop, on six of the
+# harness's seven input families at n = 1 ... 100. The control: the mixed family (80 binades in
+# one row) must fail at that count, so the check can fail. Plain C, no GPU: CI runs it all.
+use strict;
+use warnings;
+use Test::More;
+require './tests/lib.pl';
+
+my $model = 'obj/test/ozaki_model';
+unless (-x $model) {
+    fail("$model is built (make builds it as a test helper)");
+    done_testing();
+    exit;
+}
+open my $src, '<', 'common/ozaki.h' or BAIL_OUT("common/ozaki.h: $!");
+my ($default) = join('', <$src>) =~ /^#define OZAKI_DEFAULT_MODULI (\d+)/m;
+ok(defined $default, "common/ozaki.h defines OZAKI_DEFAULT_MODULI (" . ($default // 'missing') . ")")
+    or BAIL_OUT('no default to check');
+
+# TAP lines of the model, passed on.
+sub pass_on {
+    my ($what, $code, $out, $err, $want_fail) = @_;
+    my ($lines, $failed) = (0, 0);
+    for my $line (split /\n/, $out) {
+        if ($line =~ /^(not )?ok \d+ - (.*)$/) {
+            $lines++;
+            $failed++ if defined $1;
+            ok(!defined $1, "$what: $2") unless $want_fail && $2 =~ /$want_fail/;
+        } elsif ($line =~ /^#\s?(.*)$/) {
+            note($1);
+        }
+    }
+    return ($lines, $failed);
+}
+
+my $sizes = '1 2 3 5 9 17 33 100';
+my ($code, $out, $err) = run($model, '--moduli', $default - 1 . " $default", '--sizes', $sizes, '--trials', 4,
+                             '--expect', "$default uniform wide subnormal tiny rowscale huge");
+my ($lines) = pass_on("$default moduli", $code, $out, $err);
+ok($lines >= 22 && $code == 0, "the model: exit $code, $lines checks") or diag($err);
+
+# The control: the mixed family is beyond the default count.
+($code, $out, $err) = run($model, '--moduli', $default, '--sizes', '2 3 5', '--trials', 2, '--expect', "$default mixed");
+like($out, qr/^not ok \d+ - mixed inputs, $default moduli/m, "the control: mixed inputs fail at $default moduli")
+    or diag($out . $err);
+is($code, 1, 'the control: the model exits 1 when a check fails');
+
+# Bad usage: one line, exit 2.
+($code, $out, $err) = run($model, '--expect', '10 no-such-family');
+is($code, 2, 'an unknown family: exit 2');
+like($err, qr/^ozaki_model: --expect: no input family no-such-family\n\z/, '... with one line saying so');
+
+done_testing();
