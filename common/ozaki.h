@@ -138,7 +138,8 @@ OZAKI_HD float ozaki_reconstruct(const struct ozaki_plan *plan, const int *r, in
 
 /* The moduli, pairwise coprime, each at most 256 so that a symmetric residue fits INT8; the
  * largest first: P grows by almost 8 bits with each. */
-static const int ozaki_moduli[OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199};
+static const int ozaki_moduli[OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239,
+                                                   233, 229, 227, 223, 217, 211, 199};
 
 /* The plan for `count` moduli and sums of k products: P and the q_l, then alpha + beta as large
  * as k 2^(alpha + beta) < P / 2 allows, split evenly (beta takes the odd bit). Returns 0, or -1

@@ -13,7 +13,10 @@
  *        what lies past the matrices with zeros (the memory there holds 1024s, and shared
  *        memory starts as NaN), so C is the small product with zeros around it;
  *   5    two warpgroups: a producer that gives registers back (setmaxnreg.dec) and issues
- *        the copies, a consumer that takes more (setmaxnreg.inc) and multiplies.
+ *        the copies, a consumer that takes more (setmaxnreg.inc) and multiplies;
+ *   6-7  INT8: byte tiles through tma_encode_2d_i8 (64 x 128 and N x 128, N = 128, 256), four
+ *        k-steps of wgmma m64nNk32 .s32.s8.s8, 32-bit sums equal to the CPU's (-128 and 127
+ *        among the values: the ends of the range).
  * C starts as NaN on the device, so an element nobody wrote fails too.
  *
  * Build (the Makefile builds it as a test helper; tests/16-hopper.t runs it):
@@ -40,6 +43,9 @@
 #define TILE_M 64
 #define TILE_K 32
 #define K_STEP 8
+/* INT8's boxes: 128 bytes of k, the swizzle's span; wgmma's k-step for 8-bit types is 32. */
+#define I8_TILE_K 128
+#define I8_K_STEP 32
 /* Outside the matrices, in the same allocations: a value the zero fill must keep out. */
 #define OUTSIDE 1024.0f
 /* What the kernels report besides C. */
@@ -183,6 +189,61 @@ __global__ void __launch_bounds__(SPLIT_THREADS, SPLIT_MIN_BLOCKS) setmaxnreg_ke
     }
 }
 
+/* INT8: one warpgroup copies a 64 x 128 tile of A and an N x 128 tile of Bt, bytes (one
+ * 128-byte swizzled row each), and multiplies them with four k-steps of wgmma m64nNk32 .s8 into
+ * 32-bit integer sums, written to c in the same fragment layout as the floats'. */
+template <int N>
+__global__ void __launch_bounds__(128) int8_wgmma_kernel(const __grid_constant__ CUtensorMap map_a,
+                                                         const __grid_constant__ CUtensorMap map_bt, int *c,
+                                                         int *status)
+{
+    __shared__ __align__(1024) int8_t sa[TILE_M * I8_TILE_K];
+    __shared__ __align__(1024) int8_t sb[N * I8_TILE_K];
+    __shared__ __align__(8) uint64_t full;
+    const int t = threadIdx.x;
+    for (int i = t; i < TILE_M * I8_TILE_K; i += blockDim.x)
+        sa[i] = 127; /* only what the copies write may pass */
+    for (int i = t; i < N * I8_TILE_K; i += blockDim.x)
+        sb[i] = 127;
+    fence_proxy_async_shared_cta();
+    if (t == 0) {
+        if (((unsigned)__cvta_generic_to_shared(sa) | (unsigned)__cvta_generic_to_shared(sb)) % 1024)
+            atomicOr(status, STATUS_MISALIGNED);
+        mbarrier_init(&full, 1);
+        fence_mbarrier_init();
+    }
+    __syncthreads();
+    if (t == 0) {
+        prefetch_tensormap(&map_a);
+        prefetch_tensormap(&map_bt);
+        mbarrier_arrive_expect_tx(&full, (TILE_M + N) * I8_TILE_K);
+        cp_async_bulk_tensor_2d_global_to_shared(sa, &map_a, 0, 0, &full);
+        cp_async_bulk_tensor_2d_global_to_shared(sb, &map_bt, 0, 0, &full);
+    }
+    mbarrier_wait_parity(&full, 0);
+    int d[N / 2];
+    wgmma_fence();
+#pragma unroll
+    for (int s = 0; s < I8_TILE_K / I8_K_STEP; s++) {
+        /* k-step s starts 32 bytes into each swizzled 128-byte row, as TF32's does. */
+        const uint64_t da = wgmma_desc_k_sw128(sa + I8_K_STEP * s), db = wgmma_desc_k_sw128(sb + I8_K_STEP * s);
+        if (N == 128)
+            wgmma_m64n128k32_s8(d, da, db, s > 0);
+        else
+            wgmma_m64n256k32_s8(d, da, db, s > 0);
+    }
+    wgmma_commit_group();
+    wgmma_wait_group<0>();
+    const int warp = t / 32, lane = t % 32;
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) {
+        wgmma_fence_operand_int(&d[i]);
+        const int row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+        const int col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+        c[row * N + col] = d[i];
+    }
+}
+
 /* Multiples of 1/8 in [-2, 2]: 5 significant bits, exact in TF32; a product has at most
  * 10 bits above 2^-6 and a sum of 32 of them stays below 2^7, exact in FP32. */
 static float next_value(uint32_t *state)
@@ -304,6 +365,90 @@ static void product_check(enum kernel_kind kind, int n_tile, int m, int n, int k
     free(want);
 }
 
+/* The INT8 product: values over the whole of -128 ... 127 (the ends included), a 64 x 128 A by a
+ * 128 x N B given as Bt; every sum is exact in 32 bits, so C must equal the CPU's. */
+static void int8_check(int n_tile, const char *what)
+{
+    const size_t a_count = (size_t)TILE_M * I8_TILE_K, b_count = (size_t)n_tile * I8_TILE_K;
+    const size_t c_count = (size_t)TILE_M * n_tile;
+    int8_t *a = (int8_t *)malloc(a_count), *bt = (int8_t *)malloc(b_count);
+    int *c = (int *)malloc(c_count * sizeof(int)), *want = (int *)malloc(c_count * sizeof(int));
+    if (!a || !bt || !c || !want) {
+        fprintf(stderr, PROGRAM ": out of host memory\n");
+        exit(EXIT_CUDA_ERROR);
+    }
+    uint32_t state = 777u + (uint32_t)n_tile;
+    for (size_t i = 0; i < a_count; i++) {
+        state = state * 1664525u + 1013904223u;
+        a[i] = (int8_t)(i < 4 ? (i % 2 ? 127 : -128) : (int)(state >> 24) - 128);
+    }
+    for (size_t i = 0; i < b_count; i++) {
+        state = state * 1664525u + 1013904223u;
+        bt[i] = (int8_t)(i < 4 ? -128 : (int)(state >> 24) - 128);
+    }
+    for (int r = 0; r < TILE_M; r++)
+        for (int col = 0; col < n_tile; col++) {
+            int sum = 0;
+            for (int k = 0; k < I8_TILE_K; k++)
+                sum += a[r * I8_TILE_K + k] * bt[col * I8_TILE_K + k];
+            want[r * n_tile + col] = sum;
+        }
+    int8_t *d_a, *d_bt;
+    int *d_c, *d_status, status = 0;
+    CHECK(cudaMalloc((void **)&d_a, a_count));
+    CHECK(cudaMalloc((void **)&d_bt, b_count));
+    CHECK(cudaMalloc((void **)&d_c, c_count * sizeof(int)));
+    CHECK(cudaMalloc((void **)&d_status, sizeof(int)));
+    CHECK(cudaMemcpy(d_a, a, a_count, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_bt, bt, b_count, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(d_c, 0x7f, c_count * sizeof(int))); /* 0x7f7f7f7f: no sum here reaches it */
+    CHECK(cudaMemset(d_status, 0, sizeof(int)));
+    CUtensorMap map_a, map_bt;
+    char why[512];
+    cudaError_t err = tma_encode_2d_i8(&map_a, d_a, TILE_M, I8_TILE_K, I8_TILE_K, TILE_M, I8_TILE_K,
+                                       CU_TENSOR_MAP_SWIZZLE_128B, why, sizeof why);
+    if (err == cudaSuccess)
+        err = tma_encode_2d_i8(&map_bt, d_bt, n_tile, I8_TILE_K, I8_TILE_K, n_tile, I8_TILE_K,
+                               CU_TENSOR_MAP_SWIZZLE_128B, why, sizeof why);
+    if (err != cudaSuccess) {
+        fprintf(stderr, PROGRAM ": %s\n", why);
+        check(err, "tma_encode_2d_i8", __LINE__);
+    }
+    if (n_tile == 128)
+        int8_wgmma_kernel<128><<<1, 128>>>(map_a, map_bt, d_c, d_status);
+    else
+        int8_wgmma_kernel<256><<<1, 128>>>(map_a, map_bt, d_c, d_status);
+    CHECK(cudaGetLastError());
+    if (!kernel_finished()) {
+        ok(0, "%s: the kernel finished within %g s", what, KERNEL_TIMEOUT_S);
+        printf("Bail out! %s: the kernel did not finish\n", what);
+        fflush(stdout);
+        exit(EXIT_INACCURATE);
+    }
+    CHECK(cudaMemcpy(c, d_c, c_count * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&status, d_status, sizeof(int), cudaMemcpyDeviceToHost));
+    int wrong = 0, first = -1;
+    for (size_t i = 0; i < c_count; i++)
+        if (c[i] != want[i]) {
+            if (first < 0)
+                first = (int)i;
+            wrong++;
+        }
+    ok(wrong == 0 && status == 0, "%s: C is the exact integer product (%d of %d elements wrong%s)", what, wrong,
+       (int)c_count, status & STATUS_MISALIGNED ? "; shared tiles not 1024-byte aligned" : "");
+    if (first >= 0)
+        printf("#   first wrong: C[%d][%d] = %d, expected %d\n", first / n_tile, first % n_tile, c[first],
+               want[first]);
+    CHECK(cudaFree(d_a));
+    CHECK(cudaFree(d_bt));
+    CHECK(cudaFree(d_c));
+    CHECK(cudaFree(d_status));
+    free(a);
+    free(bt);
+    free(c);
+    free(want);
+}
+
 int main(void)
 {
     int driver = 0, count = 0;
@@ -338,5 +483,7 @@ int main(void)
     snprintf(split, sizeof split, "two warpgroups, setmaxnreg: the producer's .dec to %d, the consumer's .inc to %d",
              PRODUCER_REGS, CONSUMER_REGS);
     product_check(SPLIT_WARPGROUPS, 64, 64, 64, 32, split);
+    int8_check(128, "INT8: TMA 64x128 + 128x128 bytes, wgmma m64n128k32 .s8 x 4");
+    int8_check(256, "INT8: TMA 64x128 + 256x128 bytes, wgmma m64n256k32 .s8 x 4");
     return done_testing();
 }

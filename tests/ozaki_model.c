@@ -268,7 +268,8 @@ static void check_plans(void)
 int main(int argc, char **argv)
 {
     int moduli[32], sizes[32];
-    int n_moduli = parse_list("5 6 7 8 9 10 11 12", moduli, 32), n_sizes = parse_list("1 2 3 7 17 33 100 256", sizes, 32);
+    int n_moduli = parse_list("5 6 7 8 9 10 11 12", moduli, 32);
+    int n_sizes = parse_list("1 2 3 7 17 33 100 256", sizes, 32);
     int trials = 2, expect_count = -1;
     const char *expect_text = NULL;
     for (int i = 1; i < argc; i++) {
@@ -369,7 +370,8 @@ int main(int argc, char **argv)
     if (expect_text)
         for (int d = 0; d < DIST_COUNT; d++)
             if (expect_family[d])
-                ok(family_fails[d] == 0, "%s inputs, %d moduli: within the fp32 bound (or no worse than the plain FP32 loop) at every n measured",
-                   dist_name((enum input_dist)d), expect_count);
+                ok(family_fails[d] == 0,
+                   "%s inputs, %d moduli: within the fp32 bound (or no worse than the plain FP32 loop) at every n "
+                   "measured", dist_name((enum input_dist)d), expect_count);
     return done_testing();
 }

@@ -6,7 +6,8 @@
  * which the threads that need the tile wait on.
  *
  * Host part (C, also includable from a .c file compiled by gcc): tma_encode_2d builds the
- * map (tma_encode_2d_f32 for the bits as they are, tma_encode_2d_tf32 rounding to TF32). It
+ * map (tma_encode_2d_f32 for the bits as they are, tma_encode_2d_tf32 rounding to TF32,
+ * tma_encode_2d_i8 for bytes). It
  * asks the runtime for the driver's cuTensorMapEncodeTiled (cudaGetDriverEntryPoint-
  * ByVersion), so no -lcuda is needed; cuda.h and cudaTypedefs.h are included for the types.
  * Device part (.cu only): the copy, the tensor-map prefetch, and the proxy fence. These
@@ -28,18 +29,26 @@
 #error "common/device/tma.h needs CUDA 12.0 or newer (tensor maps)"
 #endif
 
-/* Describe a rows x cols row-major float matrix (leading dimension ld floats, ld >= cols),
- * read as type (FLOAT32, or TFLOAT32 to round each element to TF32 in the copy), for
- * copies of box_rows x box_cols boxes into shared memory laid out with the given swizzle.
- * Elements of a box outside the matrix arrive as zeros. The TMA's rules, checked here so
- * that the message can say which one failed: base 16-byte aligned, ld * 4 a multiple of 16
- * bytes, box_cols * 4 a multiple of 16 bytes and, when swizzled, no wider than the swizzle
- * span (128 bytes = 32 floats for CU_TENSOR_MAP_SWIZZLE_128B), each box side 1...256.
+/* The bytes of one element of the types used here: 1 for UINT8 (INT8 data copied as it is), 4 for
+ * FLOAT32 and TFLOAT32. */
+static inline size_t tma_element_bytes(CUtensorMapDataType type)
+{
+    return type == CU_TENSOR_MAP_DATA_TYPE_UINT8 ? 1 : 4;
+}
+
+/* Describe a rows x cols row-major matrix of the type's elements (leading dimension ld
+ * elements, ld >= cols), read as type (FLOAT32; TFLOAT32 to round each element to TF32 in the
+ * copy; UINT8 for bytes, INT8 included), for copies of box_rows x box_cols boxes into shared
+ * memory laid out with the given swizzle. Elements of a box outside the matrix arrive as
+ * zeros. The TMA's rules, checked here so that the message can say which one failed: base
+ * 16-byte aligned, a row (ld elements) a multiple of 16 bytes, a box row a multiple of 16
+ * bytes and, when swizzled, no wider than the swizzle span (128 bytes = 32 floats or 128 bytes
+ * for CU_TENSOR_MAP_SWIZZLE_128B), each box side 1...256.
  * Returns cudaSuccess, or an error without exiting: the caller decides (CUDA_CHECK in the
  * steps, common/gpu.h); when why is not NULL it receives one line saying what went wrong.
  * Call it once a context exists (gpu_open makes one). The map is then passed to the kernel
  * by value, as a `const __grid_constant__ CUtensorMap` parameter. */
-static inline cudaError_t tma_encode_2d(CUtensorMap *map, CUtensorMapDataType type, const float *base, uint64_t rows,
+static inline cudaError_t tma_encode_2d(CUtensorMap *map, CUtensorMapDataType type, const void *base, uint64_t rows,
                                         uint64_t cols, uint64_t ld, uint32_t box_rows, uint32_t box_cols,
                                         CUtensorMapSwizzle swizzle, char *why, size_t why_size)
 {
@@ -55,14 +64,16 @@ static inline cudaError_t tma_encode_2d(CUtensorMap *map, CUtensorMapDataType ty
     const uint64_t span = swizzle == CU_TENSOR_MAP_SWIZZLE_NONE ? 0
                         : swizzle == CU_TENSOR_MAP_SWIZZLE_32B  ? 32
                         : swizzle == CU_TENSOR_MAP_SWIZZLE_64B  ? 64 : 128;
-    if ((uintptr_t)map % 64 || (uintptr_t)base % 16 || rows < 1 || cols < 1 || ld < cols || ld * sizeof(float) % 16
-        || box_rows < 1 || box_rows > 256 || box_cols < 1 || box_cols > 256 || box_cols * sizeof(float) % 16
-        || (span && box_cols * sizeof(float) > span)) {
-        snprintf(why, why_size, "tensor map for a %llu x %llu matrix (ld %llu floats, at %p) in %u x %u boxes, "
+    const size_t bytes = tma_element_bytes(type);
+    if ((uintptr_t)map % 64 || (uintptr_t)base % 16 || rows < 1 || cols < 1 || ld < cols || ld * bytes % 16
+        || box_rows < 1 || box_rows > 256 || box_cols < 1 || box_cols > 256 || box_cols * bytes % 16
+        || (span && box_cols * bytes > span)) {
+        snprintf(why, why_size, "tensor map for a %llu x %llu matrix (ld %llu elements of %zu bytes, at %p) "
+                 "in %u x %u boxes, "
                  "swizzle %llu bytes: the TMA needs the map 64-byte and the matrix 16-byte aligned, ld >= cols, "
                  "rows of a multiple of 16 bytes, box sides 1...256, box rows of a multiple of 16 bytes and no "
                  "wider than the swizzle", (unsigned long long)rows, (unsigned long long)cols,
-                 (unsigned long long)ld, (const void *)base, box_rows, box_cols, (unsigned long long)span);
+                 (unsigned long long)ld, bytes, base, box_rows, box_cols, (unsigned long long)span);
         return cudaErrorInvalidValue;
     }
 
@@ -92,7 +103,7 @@ static inline cudaError_t tma_encode_2d(CUtensorMap *map, CUtensorMapDataType ty
     /* The TMA counts dimensions from the innermost: 0 is the column, 1 the row. The stride
      * of dimension 0 is the element itself; only the row stride is given, in bytes. */
     const cuuint64_t dims[2] = {cols, rows};
-    const cuuint64_t strides[1] = {ld * sizeof(float)};
+    const cuuint64_t strides[1] = {ld * bytes};
     const cuuint32_t box[2] = {box_cols, box_rows};
     const cuuint32_t steps[2] = {1, 1};
     /* OOB_FILL_NONE means zeros (the other choice is a NaN). */
@@ -128,6 +139,15 @@ static inline cudaError_t tma_encode_2d_tf32(CUtensorMap *map, const float *base
 {
     return tma_encode_2d(map, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, base, rows, cols, ld, box_rows, box_cols, swizzle,
                          why, why_size);
+}
+
+/* UINT8: bytes as they are; INT8 matrices travel so (the copy does not look at the values). */
+static inline cudaError_t tma_encode_2d_i8(CUtensorMap *map, const int8_t *base, uint64_t rows, uint64_t cols,
+                                           uint64_t ld, uint32_t box_rows, uint32_t box_cols,
+                                           CUtensorMapSwizzle swizzle, char *why, size_t why_size)
+{
+    return tma_encode_2d(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, base, rows, cols, ld, box_rows, box_cols, swizzle, why,
+                         why_size);
 }
 
 #ifdef __CUDACC__

@@ -237,6 +237,60 @@ __device__ static __forceinline__ void wgmma_m64n128k8_tf32_rs(float d[64], cons
 #endif
 }
 
+/* The integer form: d = a b + (scale_d ? d : 0) for a 64 x 32 tile of A and a 32 x N tile of
+ * B, signed bytes (.s8) from shared memory through their descriptors, into signed 32-bit sums
+ * in the accumulators' usual layout (above). k is 32: a byte is a quarter of a TF32 word, so
+ * one k-step still spans 32 bytes of each 128-byte row, and the descriptor advances by the
+ * same 2 (16-byte units) per step. Both operands K-major only; no negation or scale operands.
+ * Every product and every sum is exact as long as the sum fits 32 bits (k 128^2 < 2^31). */
+#define WGMMA_I8(i) "+r"(d[(i) + 0]), "+r"(d[(i) + 1]), "+r"(d[(i) + 2]), "+r"(d[(i) + 3]), \
+                    "+r"(d[(i) + 4]), "+r"(d[(i) + 5]), "+r"(d[(i) + 6]), "+r"(d[(i) + 7])
+#define WGMMA_I32(i) WGMMA_I8((i) + 0), WGMMA_I8((i) + 8), WGMMA_I8((i) + 16), WGMMA_I8((i) + 24)
+
+__device__ static __forceinline__ void wgmma_m64n128k32_s8(int d[64], uint64_t desc_a, uint64_t desc_b, int scale_d)
+{
+#if WGMMA_AVAILABLE
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {" WGMMA_REGS_0_31 ", " WGMMA_REGS_32_63
+                 "}, %64, %65, p;\n"
+                 "}\n"
+                 : WGMMA_I32(0), WGMMA_I32(32)
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d)
+                 : "memory");
+#else
+    __trap();
+#endif
+}
+
+__device__ static __forceinline__ void wgmma_m64n256k32_s8(int d[128], uint64_t desc_a, uint64_t desc_b, int scale_d)
+{
+#if WGMMA_AVAILABLE
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {" WGMMA_REGS_0_31 ", " WGMMA_REGS_32_63
+                 ", " WGMMA_REGS_64_127 "}, %128, %129, p;\n"
+                 "}\n"
+                 : WGMMA_I32(0), WGMMA_I32(32), WGMMA_I32(64), WGMMA_I32(96)
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d)
+                 : "memory");
+#else
+    __trap();
+#endif
+}
+
+/* wgmma_fence_operand for an integer accumulator. */
+__device__ static __forceinline__ void wgmma_fence_operand_int(int *r)
+{
+#if defined(__CUDA_ARCH__)
+    asm volatile("" : "+r"(*r)::"memory");
+#endif
+}
+
+#undef WGMMA_I8
+#undef WGMMA_I32
 #undef WGMMA_D8
 #undef WGMMA_D32
 #undef WGMMA_REGS_0_31
