@@ -50,6 +50,19 @@ like($out, qr/^not ok \d+ - mixed inputs, $default moduli/m, "the control: mixed
     or diag($out . $err);
 is($code, 1, 'the control: the model exits 1 when a check fails');
 
+# The cases a GPU step is matched against, bit for bit: A, B and the model's C per family and n.
+my $cases = "obj/ozaki_cases_$$";
+system('rm', '-rf', $cases);
+($code, $out, $err) = run($model, '--moduli', $default, '--sizes', '1 7', '--trials', 1, '--save-cases', $cases);
+my @missing;
+for my $family (qw(uniform wide subnormal tiny rowscale mixed huge)) {
+    for my $n (1, 7) {
+        push @missing, grep { !-s } map { "$cases/${family}_n$n/$_" } qw(a.npy b.npy c_model.npy);
+    }
+}
+ok($code == 0 && !@missing, '--save-cases writes A, B and the model\'s C for every family and n') or diag("@missing $err");
+system('rm', '-rf', $cases);
+
 # Bad usage: one line, exit 2.
 ($code, $out, $err) = run($model, '--expect', '10 no-such-family');
 is($code, 2, 'an unknown family: exit 2');

@@ -17,6 +17,10 @@
  *   --sizes LIST    n for the table (default "1 2 3 7 17 33 100 256")
  *   --trials T      matrices per family and n (default 2)
  *   --expect "N f1 f2 ..."  a TAP line per family: within the bound at N moduli, every n
+ *   --save-cases DIR  write, for each family and n of the table, the first trial's A and B and the
+ *                     model's C at the default count (OZAKI_DEFAULT_MODULI) as
+ *                     DIR/FAMILY_nN/a.npy, b.npy and c_model.npy: a GPU step that computes Ozaki
+ *                     scheme II as common/ozaki.h defines it must give that C bit for bit
  * Exit 0, 1 when a line failed, 2 on bad usage. */
 #include "matrix.h"
 #include "ozaki.h"
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void *checked_calloc(size_t count, size_t size)
 {
@@ -154,6 +159,31 @@ static double comp_err(const float *a, const float *b, const float *c, int n)
     return worst;
 }
 
+/* --save-cases: A, B and the model's C at the default count, for a GPU step to match bit for bit. */
+static void save_case(const char *dir, enum input_dist dist, const float *a, const float *b, int n)
+{
+    struct ozaki_plan plan;
+    if (ozaki_plan_make(OZAKI_DEFAULT_MODULI, n, &plan) != 0)
+        return;
+    float *c = checked_calloc((size_t)n * n, sizeof *c);
+    ozaki_model(a, b, c, n, &plan, NULL);
+    char path[4096];
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/%s_n%d", dir, dist_name(dist), n);
+    mkdir(path, 0777);
+    const char *names[3] = {"a.npy", "b.npy", "c_model.npy"};
+    const float *mats[3] = {a, b, c};
+    for (int x = 0; x < 3; x++) {
+        char file[4200];
+        snprintf(file, sizeof file, "%s/%s", path, names[x]);
+        if (save_npy(file, mats[x], n, n) != 0) {
+            fprintf(stderr, "ozaki_model: cannot write %s\n", file);
+            exit(2);
+        }
+    }
+    free(c);
+}
+
 static int parse_list(const char *text, int *out, int max)
 {
     int count = 0;
@@ -271,7 +301,7 @@ int main(int argc, char **argv)
     int n_moduli = parse_list("5 6 7 8 9 10 11 12", moduli, 32);
     int n_sizes = parse_list("1 2 3 7 17 33 100 256", sizes, 32);
     int trials = 2, expect_count = -1;
-    const char *expect_text = NULL;
+    const char *expect_text = NULL, *save_dir = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--moduli") && v)
@@ -282,6 +312,8 @@ int main(int argc, char **argv)
             trials = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--expect") && v)
             expect_text = argv[++i];
+        else if (!strcmp(argv[i], "--save-cases") && v)
+            save_dir = argv[++i];
         else {
             fprintf(stderr, "ozaki_model: unknown option or missing value: %s (see the comment at the top of "
                             "tests/ozaki_model.c)\n", argv[i]);
@@ -346,6 +378,8 @@ int main(int argc, char **argv)
                 matgen_dist((enum input_dist)d, 'B', b, n, n, n, &state);
                 fp32_loop(a, b, c, n);
                 loop = fmax(loop, comp_err(a, b, c, n));
+                if (save_dir && t == 0)
+                    save_case(save_dir, (enum input_dist)d, a, b, n);
                 for (int m = 0; m < n_moduli; m++) {
                     struct ozaki_plan plan;
                     if (ozaki_plan_make(moduli[m], n, &plan) != 0) {
