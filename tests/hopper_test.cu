@@ -88,6 +88,20 @@ __device__ static void load_tiles(float *sa, float *sb, int n_tile, const CUtens
     cp_async_bulk_tensor_2d_global_to_shared(sb, map_bt, 0, 0, bar);
 }
 
+/* Thread t's accumulators d into c (64 x N, row-major), where common/device/wgmma.h's layout
+ * puts them (the same for FP32 and 32-bit integer sums). */
+template <int N, typename T>
+__device__ static void store_accumulators(const T *d, T *c, int t)
+{
+    const int warp = t / 32, lane = t % 32;
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) {
+        const int row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+        const int col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+        c[row * N + col] = d[i];
+    }
+}
+
 /* c (64 x N, row-major) = the tiles' product, by the warpgroup of threads t = 0...127. */
 template <int N>
 __device__ static void multiply_tiles(const float *sa, const float *sb, float *c, int t)
@@ -113,14 +127,10 @@ __device__ static void multiply_tiles(const float *sa, const float *sb, float *c
     }
     wgmma_commit_group();
     wgmma_wait_group<0>();
-    const int warp = t / 32, lane = t % 32;
 #pragma unroll
-    for (int i = 0; i < N / 2; i++) {
+    for (int i = 0; i < N / 2; i++)
         wgmma_fence_operand(&d[i]);
-        const int row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
-        const int col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-        c[row * N + col] = d[i];
-    }
+    store_accumulators<N>(d, c, t);
 }
 
 /* One warpgroup: thread 0 loads, all 128 multiply. N is a template parameter because the
@@ -234,14 +244,10 @@ __global__ void __launch_bounds__(128) int8_wgmma_kernel(const __grid_constant__
     }
     wgmma_commit_group();
     wgmma_wait_group<0>();
-    const int warp = t / 32, lane = t % 32;
 #pragma unroll
-    for (int i = 0; i < N / 2; i++) {
+    for (int i = 0; i < N / 2; i++)
         wgmma_fence_operand_int(&d[i]);
-        const int row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
-        const int col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-        c[row * N + col] = d[i];
-    }
+    store_accumulators<N>(d, c, t);
 }
 
 /* Multiples of 1/8 in [-2, 2]: 5 significant bits, exact in TF32; a product has at most
