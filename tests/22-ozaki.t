@@ -64,6 +64,10 @@ ok($code == 0 && !@missing, '--save-cases writes A, B and the model\'s C for eve
 system('rm', '-rf', $cases);
 
 # Bad usage: one line, exit 2.
+for my $bad (['--sizes', '0'], ['--sizes', '5000'], ['--sizes', '7x'], ['--moduli', '15'], ['--trials', 'abc']) {
+    ($code, $out, $err) = run($model, @$bad);
+    ok($code == 2 && $err =~ /\Aozaki_model: [^\n]+\n\z/, "@$bad: exit 2 and one line") or diag("exit $code: $err");
+}
 ($code, $out, $err) = run($model, '--expect', '10 no-such-family');
 is($code, 2, 'an unknown family: exit 2');
 like($err, qr/^ozaki_model: --expect: no input family no-such-family\n\z/, '... with one line saying so');

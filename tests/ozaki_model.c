@@ -13,9 +13,9 @@
  *      pass at which count is printed; --expect "N family..." makes it a test: the listed
  *      families pass at N moduli at every n measured.
  *
- *   --moduli LIST   numbers of moduli for the table (default "5 6 7 8 9 10 11 12")
- *   --sizes LIST    n for the table (default "1 2 3 7 17 33 100 256")
- *   --trials T      matrices per family and n (default 2)
+ *   --moduli LIST   numbers of moduli for the table (default "5 6 7 8 9 10 11 12"; 1 ... 14)
+ *   --sizes LIST    n for the table (default "1 2 3 7 17 33 100 256"; n at most 1024)
+ *   --trials T      matrices per family and n (default 2, at most 1000)
  *   --expect "N f1 f2 ..."  a TAP line per family: within the bound at N moduli, every n
  *   --save-cases DIR  write, for each family and n of the table, the first trial's A and B and the
  *                     model's C at the default count (OZAKI_DEFAULT_MODULI) as
@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#define MAX_N 1024 /* the largest n the model takes: O(count n^3) integer work on one core */
 
 static void *checked_calloc(size_t count, size_t size)
 {
@@ -184,17 +186,19 @@ static void save_case(const char *dir, enum input_dist dist, const float *a, con
     free(c);
 }
 
-static int parse_list(const char *text, int *out, int max)
+/* A list of integers in 1 ... top, separated by spaces or commas, at most max of them: their
+ * count, or -1 for anything else (a word, 0, a value past top, too many). */
+static int parse_list(const char *text, int *out, int max, long top)
 {
     int count = 0;
     char *end;
-    for (const char *s = text; *s && count < max;) {
+    for (const char *s = text; *s;) {
         while (*s == ' ' || *s == ',')
             s++;
         if (!*s)
             break;
         const long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 100000)
+        if (end == s || v < 1 || v > top || count == max || (*end && *end != ' ' && *end != ','))
             return -1;
         out[count++] = (int)v;
         s = end;
@@ -298,30 +302,36 @@ static void check_plans(void)
 int main(int argc, char **argv)
 {
     int moduli[32], sizes[32];
-    int n_moduli = parse_list("5 6 7 8 9 10 11 12", moduli, 32);
-    int n_sizes = parse_list("1 2 3 7 17 33 100 256", sizes, 32);
-    int trials = 2, expect_count = -1;
+    /* One place kept free in moduli for --expect's count. The model is O(count n^3) on one core:
+     * n stops at MAX_N. */
+    int n_moduli = parse_list("5 6 7 8 9 10 11 12", moduli, 31, OZAKI_MAX_MODULI);
+    int n_sizes = parse_list("1 2 3 7 17 33 100 256", sizes, 32, MAX_N);
+    int trials = 2, trials_value = 0, expect_count = -1;
     const char *expect_text = NULL, *save_dir = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--moduli") && v)
-            n_moduli = parse_list(argv[++i], moduli, 32);
+            n_moduli = parse_list(argv[++i], moduli, 31, OZAKI_MAX_MODULI);
         else if (!strcmp(argv[i], "--sizes") && v)
-            n_sizes = parse_list(argv[++i], sizes, 32);
+            n_sizes = parse_list(argv[++i], sizes, 32, MAX_N);
         else if (!strcmp(argv[i], "--trials") && v)
-            trials = atoi(argv[++i]);
+            trials = parse_list(argv[++i], &trials_value, 1, 1000) == 1 ? trials_value : -1;
         else if (!strcmp(argv[i], "--expect") && v)
             expect_text = argv[++i];
         else if (!strcmp(argv[i], "--save-cases") && v)
             save_dir = argv[++i];
-        else {
-            fprintf(stderr, "ozaki_model: unknown option or missing value: %s (see the comment at the top of "
-                            "tests/ozaki_model.c)\n", argv[i]);
+        else if (!strcmp(argv[i], "--help")) {
+            printf("usage: ozaki_model [--moduli LIST] [--sizes LIST] [--trials T] [--expect \"N FAMILY...\"] "
+                   "[--save-cases DIR]\n(see the comment at the top of tests/ozaki_model.c)\n");
+            return 0;
+        } else {
+            fprintf(stderr, "ozaki_model: unknown option or missing value: %s (try --help)\n", argv[i]);
             return 2;
         }
     }
     if (n_moduli <= 0 || n_sizes <= 0 || trials < 1) {
-        fprintf(stderr, "ozaki_model: bad --moduli, --sizes or --trials\n");
+        fprintf(stderr, "ozaki_model: --moduli takes counts in 1 ... %d, --sizes n in 1 ... %d (at most 32 of "
+                        "each), --trials 1 ... 1000\n", OZAKI_MAX_MODULI, MAX_N);
         return 2;
     }
     int expect_family[DIST_COUNT] = {0};
