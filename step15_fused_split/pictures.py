@@ -1,9 +1,9 @@
 """Step 15's picture (make plots draws it into plots/):
 
-  tc_fused      one block's stage, and its budget: who prepares what, when (the first version,
-                where both consumers split A and only then multiply, beside the step, where each
-                consumer splits the next stage's A while the tensor cores multiply this one:
-                a schematic, not to scale), and how the four warpgroups share the registers
+  tc_fused      one block's stage, and its budget: who prepares what, when (the step, where each
+                consumer splits its A and then multiplies, and the tensor cores take the two
+                consumers' products in turn, beside version 1, where each consumer splits the next
+                stage's A during its products: a schematic, not to scale), and how the four warpgroups share the registers
                 and the shared memory (from step15.cu's sizes, which tests/pictures_test.py
                 checks)
 
@@ -40,36 +40,46 @@ def registers():
     return {k: REGS[k] * THREADS[k] for k in REGS}
 
 
-# The schematic timeline: (row, start, length, label, colour) for two stages and a bit.
-PRODUCTS, SPLIT_A, SPLIT_B, ADD = 6.0, 2.2, 3.0, 0.8
+# The schematic timeline: (row, start, length, label, colour) for three stages. The two
+# consumers' products take the SM's tensor cores one after the other (PRODUCTS: one consumer's).
+PRODUCTS, SPLIT_A, SPLIT_B, ADD, ISSUE = 3.0, 2.2, 3.0, 0.8, 0.4
 
 
 def timeline(overlapped):
+    """The step (overlapped False): each consumer splits its fragment of A, then multiplies.
+    Version 1 (True): each consumer splits the next fragment while its products run (thin bars).
+    Either way a consumer's products wait for the tensor cores, busy with the other's."""
     bars = []
+    split_b_done = []
     t_b = 0.0
     for s in range(4):  # the transform runs ahead, as far as the stages allow
         bars.append(("transform", t_b, SPLIT_B, f"split B{s}", "#fd8d3c"))
         t_b += SPLIT_B + 0.3
-    t = SPLIT_B
-    if overlapped:
-        for c in (0, 1):
-            bars.append((f"consumer {c}", t, SPLIT_A, "split A0", "#6baed6"))
-        t += SPLIT_A
+        split_b_done.append(t_b - 0.3)
+    ready = {0: 0.0, 1: 0.0}      # when each consumer can go on
+    split_ready = {0: None, 1: None}  # version 1: when the fragment split ahead is done
+    tensor_free = 0.0
     for s in range(3):
-        if not overlapped:
-            for c in (0, 1):
-                bars.append((f"consumer {c}", t, SPLIT_A, f"split A{s}", "#6baed6"))
-            t += SPLIT_A
-        for c in (0, 1):
-            bars.append((f"consumer {c}", t, PRODUCTS, f"wgmma {s}", "#d9d9d9"))
-            if overlapped:
-                bars.append((f"consumer {c}", t + 0.4, SPLIT_A, f"split A{s + 1}", "#6baed6"))
-        bars.append(("tensor cores", t, PRODUCTS, f"stage {s}: both consumers' products", "#74c476"))
-        t += PRODUCTS
-        for c in (0, 1):
-            bars.append((f"consumer {c}", t, ADD, "+", "#fdd0a2"))
-        t += ADD
-    return bars, t
+        for c in (0, 1):  # consumer 0 first at every stage: its products were queued first
+            row = f"consumer {c}"
+            if overlapped and split_ready[c] is not None:
+                issue = max(ready[c], split_ready[c])
+            else:
+                start = max(ready[c], split_b_done[s])
+                bars.append((row, start, SPLIT_A, f"split A{s}", "#6baed6"))
+                issue = start + SPLIT_A
+            start = max(issue, tensor_free)
+            tensor_free = start + PRODUCTS
+            bars.append(("tensor cores", start, PRODUCTS, f"stage {s}, c{c}", "#74c476"))
+            bars.append((row, issue, tensor_free - issue, f"wgmma {s}", "#d9d9d9"))
+            if overlapped and s + 1 < 3:
+                split = max(issue + ISSUE, split_b_done[s + 1])
+                bars.append((row, split, SPLIT_A, f"split A{s + 1}", "#6baed6"))
+                split_ready[c] = split + SPLIT_A
+            done = max(tensor_free, split_ready[c] or 0.0) if overlapped else tensor_free
+            bars.append((row, done, ADD, "+", "#fdd0a2"))
+            ready[c] = done + ADD
+    return bars, max(ready.values())
 
 
 def fused_picture(out):
@@ -83,20 +93,23 @@ def fused_picture(out):
         bars, end = timeline(overlapped)
         for name, start, length, label, color in bars:
             y = rows.index(name)
-            thin = label.startswith("split A") and overlapped and name.startswith("consumer") and start > SPLIT_B + 0.1
+            thin = label.startswith("split A") and overlapped and label != "split A0"
             h = 0.3 if thin else 0.64
             ax.add_patch(Rectangle((start, y - h / 2 + (0.17 if thin else 0)), length, h, facecolor=color,
                                    edgecolor="#555555", linewidth=0.5))
-            ax.text(start + length / 2, y + (0.17 if thin else 0), label, ha="center", va="center", fontsize=7)
+            lift = 0.17 if thin else -0.15 if overlapped and label.startswith("wgmma") else 0
+            ax.text(start + length / 2, y + lift, label, ha="center", va="center", fontsize=7)
         for k in range(4):
             ax.add_patch(Rectangle((k * 2.4, -0.3), 0.5, 0.6, facecolor="#bcbddc", edgecolor="#555555",
                                    linewidth=0.5))
             ax.text(k * 2.4 + 0.25, 0, f"TMA{k}", ha="center", va="center", fontsize=6)
-        ax.set_title("version 1: each consumer splits its fragment of A, then multiplies;\nboth wait on the same "
-                     "barrier, so both split at once, and the tensor cores wait" if not overlapped else
-                     "the step: each consumer splits the next fragment of A (thin bars)\nwhile the tensor cores "
-                     "multiply this one; they wait only while the sums are added (+)", fontsize=9, loc="left")
-        ax.set_xlim(0, 31)
+        ax.set_title("the step: each consumer splits its fragment of A, then multiplies; the tensor cores take\n"
+                     "one consumer's products at a time, so one consumer splits while the other's products run"
+                     if not overlapped else
+                     "version 1: each consumer splits the next fragment of A while its products run (thin bars):\n"
+                     "the same rhythm once the stages flow, bought with more instructions per stage", fontsize=9,
+                     loc="left")
+        ax.set_xlim(0, 25)
         ax.set_ylim(len(rows) - 0.4, -0.6)
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels(rows, fontsize=9)

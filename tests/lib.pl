@@ -85,7 +85,14 @@ sub describe {
 }
 
 # Every row of every program (cublas, cublas_tf32, ...), described, in the ladder's order.
-sub rows { return map { describe($_) } @PROGRAMS }
+# TEST_ONLY="step15 step16" keeps those steps' rows and the references' (cuBLAS, CUTLASS): a
+# test of one step on a GPU without the whole ladder's runs.
+sub rows {
+    my @rows = map { describe($_) } @PROGRAMS;
+    return @rows unless $ENV{TEST_ONLY};
+    my %only = map { $_ => 1 } split ' ', $ENV{TEST_ONLY};
+    return grep { $only{ $_->{program} } || $_->{chapter} eq 'reference' } @rows;
+}
 
 # The command of a row: its binary, with --math for a program's other arithmetics.
 sub row_command {

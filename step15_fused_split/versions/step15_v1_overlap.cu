@@ -1,5 +1,7 @@
-/* Step 15, version 1: the preparation inside, not yet overlapped: each consumer waits for its
- * stage, loads and splits its fragment of A, and only then multiplies.
+/* Step 15, version 1: the next fragment split during the products. Each consumer holds two
+ * fragments of A in registers, multiplies with one while it loads and splits the other. It was
+ * faster than splitting just before the products when it came, slower once the rest was tuned:
+ * the step takes it back.
  *
  * Step 15: step 14's 3xTF32 with the data's preparation inside the kernel. The TMA loads A and
  * B as they are, plain FP32, and three warpgroups prepare them while the tensor cores work:
@@ -65,7 +67,7 @@ static int wgmma_configs(int n, const struct step_config **list)
 
 const struct step_info step_info = {
     .program = "step15_v1",
-    .lesson = "step 15, version 1: the split inside, not yet overlapped",
+    .lesson = "step 15, version 1: the next fragment split during the products",
     .chapter = "tensor-cores",
     .min_cc = 90,
     .needs = "Hopper's TMA and wgmma, in sm_90a code",
@@ -74,7 +76,8 @@ const struct step_info step_info = {
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_FP32,
     .change = "the split inside the kernel: A split in registers for wgmma's register-source form, B "
-        "transposed and split in shared memory by a transform warpgroup, shifts per stage from the tiles",
+        "transposed and split in shared memory by a transform warpgroup, shifts per stage from the tiles; "
+        "each consumer splits the next stage's fragment of A while the tensor cores multiply this stage's",
 };
 
 /* x's shifted split into big and small TF32 halves, as the bits wgmma reads. FINITE: its row
@@ -226,18 +229,17 @@ struct block_smem {
     uint64_t *full, *split_done, *empty;
 };
 
-/* One stage of a consumer: wait for the stage, load and split its fragment of A (cur), multiply;
- * then wait, scale the stage's sums back if a shift was taken, hand the stage back and add its
- * sums to the running ones. */
+/* One stage of a consumer: multiply with the fragment already split (cur), and while the
+ * tensor cores work, load and split the next stage's (next); then wait, scale the stage's sums
+ * back if a shift was taken, hand the stage back and add its sums to the running ones. */
 template <int BN, int STAGES, bool FOURTH>
-__device__ static __forceinline__ void consume_stage(const struct block_smem *sm, int kt, int r_up, int m0,
-                                                     int *row_special, int *any_special, struct a_fragment *cur,
+__device__ static __forceinline__ void consume_stage(const struct block_smem *sm, int kt, int kt_count, int r_up,
+                                                     int m0, int *row_special, int *any_special,
+                                                     const struct a_fragment *cur, struct a_fragment *next,
                                                      float acc[BN / 2], float sum[BN / 2])
 {
     const int s = kt % STAGES, t = threadIdx.x % 4;
     const unsigned char *stage = sm->tiles + s * STAGE_BYTES(BN);
-    mbarrier_wait_parity(&sm->split_done[s], (kt / STAGES) & 1);
-    load_fragment(stage, sm->col_shifted + s * 4, r_up, m0, row_special, any_special, cur);
     const uint64_t b_big = wgmma_desc_k_sw128(stage + TILE_A + TILE_B(BN));
     const uint64_t b_small = wgmma_desc_k_sw128(stage + TILE_A + 2 * TILE_B(BN));
     wgmma_fence();
@@ -254,6 +256,14 @@ __device__ static __forceinline__ void consume_stage(const struct block_smem *sm
     for (int k8 = 0; k8 < BK / 8; k8++)
         wgmma_tf32_rs<BN>(acc, cur->big[k8], b_big + 2 * k8, 1);
     wgmma_commit_group();
+
+    if (kt + 1 < kt_count) {
+        const int s1 = (kt + 1) % STAGES;
+        mbarrier_wait_parity(&sm->split_done[s1], ((kt + 1) / STAGES) & 1);
+        load_fragment(sm->tiles + s1 * STAGE_BYTES(BN), sm->col_shifted + s1 * 4, r_up, m0, row_special, any_special,
+                      next);
+    }
+
     wgmma_wait_group<0>();
     for (int i = 0; i < BN / 2; i++)
         wgmma_fence_operand(&acc[i]);
@@ -382,16 +392,23 @@ __global__ static void __launch_bounds__(THREADS, 1)
         return;
     }
 
-    /* The consumers: one fragment of A, loaded and split stage after stage. */
+    /* The consumers: two fragments of A in turn, one multiplied while the other is loaded and
+     * split (the stages two by two: kt_count is a multiple of 4). */
     setmaxnreg_inc<216>();
     const int consumer = warpgroup - 2, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
     const int r_up = consumer * 64 + warp * 16 + lane / 4; /* the upper of this thread's two rows */
     float acc[BN / 2], sum[BN / 2];
     for (int i = 0; i < BN / 2; i++)
         sum[i] = 0.0f;
-    struct a_fragment f;
-    for (int kt = 0; kt < kt_count; kt++)
-        consume_stage<BN, STAGES, FOURTH>(&sm, kt, r_up, m0, row_special, any_special, &f, acc, sum);
+    struct a_fragment even, odd;
+    mbarrier_wait_parity(&sm.split_done[0], 0);
+    load_fragment(sm.tiles, sm.col_shifted, r_up, m0, row_special, any_special, &even);
+    for (int kt = 0; kt < kt_count; kt += 2) {
+        consume_stage<BN, STAGES, FOURTH>(&sm, kt, kt_count, r_up, m0, row_special, any_special, &even, &odd,
+                                          acc, sum);
+        consume_stage<BN, STAGES, FOURTH>(&sm, kt + 1, kt_count, r_up, m0, row_special, any_special, &odd,
+                                          &even, acc, sum);
+    }
 
     const int row = m0 + r_up, col = n0 + 2 * (lane % 4);
     float *out = c + (size_t)row * ldc + col;
@@ -421,6 +438,7 @@ static void launch_shape(const struct dev_mats *m, int *marks)
     static_assert(TILE % BM == 0 && TILE % BN == 0, "the padding: BM and BN divide it, so every tile is whole");
     static_assert(BK * 4 == 128, "a tile row is 128 bytes, the swizzle's span");
     static_assert(BN <= 128, "one transform thread per column of B's tile");
+    static_assert(TILE / BK % 2 == 0, "the consumers take the stages two by two");
     static_assert(TILE_A % 1024 == 0 && TILE_B(BN) % 1024 == 0,
                   "every tile starts 1024 bytes aligned, as the 128-byte swizzle needs");
     static_assert(SMEM(BN, STAGES) <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
