@@ -30,7 +30,7 @@ endif
 ifneq ($(filter test,$(GOALS)),)
   $(call missing,prove,make test runs the tests with prove: sudo apt-get install perl)
 endif
-ifneq ($(filter test compare plots reproduce cpu cpu-sweep transpose tile-sweep warptile-sweep config-sweep gpu-info sanitize,$(GOALS)),)
+ifneq ($(filter test compare plots reproduce cpu cpu-sweep transpose tile-sweep warptile-sweep config-sweep moduli-sweep gpu-info sanitize,$(GOALS)),)
   $(call missing,python3,this target runs a Python script: sudo apt-get install python3)
 endif
 
@@ -116,6 +116,8 @@ help:
 	@echo "                     obj/versions/ (measured by make reproduce ONLY=versions; make profile"
 	@echo "                     PROGRAM=obj/versions/NAME profiles one)"
 	@echo "make warptile-sweep  the warp-tiled kernels' tile shapes tried, at n = 1000 and 4096"
+	@echo "make moduli-sweep    step 16 built with 5 ... 14 moduli (make moduli), errors against time beside"
+	@echo "                     SGEMM, cuBLAS TF32 and the 3xTF32 steps"
 	@echo "make plots           the charts in plots/ and the README tables, from results/; the tensor-core"
 	@echo "                     pictures (plots/tc_*.png), from the kernels' index rules"
 	@echo "make cpu             the CPU chapter: every variant, 1 thread then all cores, vs OpenBLAS"
@@ -157,6 +159,18 @@ $(1)/$(2): obj/$(2).o $$(HARNESS)
 	$$(NVCC) $$(call step_arch_flags,$(1)) -o $$@ $$^ $$(LDLIBS)
 endef
 $(foreach d,$(STEP_DIRS),$(eval $(call step_rule,$(d),$(call step_program,$(d)))))
+
+# Step 16's accuracy knob, the number of moduli, is fixed when it is built (every loop over
+# them unrolled): obj/moduli/step16_mN is step 16 with N moduli, named step16_mN in its rows.
+# make moduli builds N = 5 ... 14 for make moduli-sweep.
+MODULI_COUNTS := 5 6 7 8 9 10 11 12 13 14
+MODULI_STEP := $(firstword $(filter step16_%,$(STEP_DIRS)))
+obj/moduli/step16_m%: $(MODULI_STEP)/step16.cu $(HEADERS) $(HARNESS) $(ARCH_STAMP)
+	@mkdir -p obj/moduli
+	$(NVCC) $(subst $(ARCH_FLAGS),$(call step_arch_flags,$(MODULI_STEP)),$(NVCCFLAGS)) -DMODULI=$* \
+	    -DSTEP_ARCHS='"$(call archs_of,$(call step_arch_flags,$(MODULI_STEP)))"' -o $@ $< $(HARNESS) $(LDLIBS)
+moduli: $(addprefix obj/moduli/step16_m,$(MODULI_COUNTS))
+.PHONY: moduli
 
 # The ceiling: cuBLAS, built with the same harness.
 obj/cublas.o: cublas/cublas.cu $(HEADERS) $(ARCH_STAMP) | obj

@@ -2,7 +2,7 @@
 # the comparison and the sweeps, make reproduce, the charts and tables, ncu, compute-sanitizer
 # and ptxas's register counts. Every program these recipes run is found as the build finds it.
 
-.PHONY: compare tile-sweep cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep \
+.PHONY: compare tile-sweep cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep moduli-sweep \
         reproduce plots plots-env profile profile-launch step-counters sanitize regs diff sass ptx
 
 # The classroom comparison: every program built here (every step, cuBLAS, and CUTLASS where
@@ -40,6 +40,11 @@ transpose-profile: transpose/transpose
 # with -D flags and run at n = 1000 and 4096.
 warptile-sweep: all
 	python3 scripts/warptile_sweep.py
+
+# Step 16's knob: every number of moduli (make moduli) beside SGEMM, cuBLAS TF32 and the
+# 3xTF32 steps in one run, errors and time, into results/<device>-moduli.csv.
+moduli-sweep: all moduli
+	python3 scripts/moduli_sweep.py
 
 # Every configuration of each program that has several, each run through --config.
 config-sweep: all

@@ -63,17 +63,53 @@ OZAKI_HD int ozaki_exponent(float m)
     return e;
 }
 
-/* x 2^shift rounded to the nearest integer (ties to even), exactly: x is a float, the power of
- * two keeps it within double's range, and the result is at most 2^53 in magnitude. */
-OZAKI_HD int64_t ozaki_scaled(float x, int shift)
+/* x scale rounded to the nearest integer (ties to even), exactly: scale is a power of two (a
+ * row's 2^(alpha - e_i), computed once per row), x scale stays within double's range (no
+ * underflow: the smallest is 2^-149 2^-90), so the product is exact, and the result is at
+ * most 2^53 in magnitude. */
+OZAKI_HD int64_t ozaki_scaled_by(float x, double scale)
 {
-    return (int64_t)rint(ldexp((double)x, shift));
+    return (int64_t)rint((double)x * scale);
 }
 
-/* v mod p as the symmetric residue: -128 ... 127 for p = 256, -(p - 1) / 2 ... (p - 1) / 2 for odd p. */
+OZAKI_HD int64_t ozaki_scaled(float x, int shift)
+{
+    return ozaki_scaled_by(x, ldexp(1.0, shift));
+}
+
+/* The moduli, pairwise coprime, each at most 256 so that a symmetric residue fits INT8; the
+ * largest first: P grows by almost 8 bits with each. A function, not a table, so that a
+ * kernel's loop over l, unrolled, divides by constants (a multiplication and a shift each). */
+OZAKI_HD int ozaki_modulus(int l)
+{
+    switch (l) {
+    case 0: return 256;
+    case 1: return 255;
+    case 2: return 253;
+    case 3: return 251;
+    case 4: return 247;
+    case 5: return 241;
+    case 6: return 239;
+    case 7: return 233;
+    case 8: return 229;
+    case 9: return 227;
+    case 10: return 223;
+    case 11: return 217;
+    case 12: return 211;
+    default: return 199;
+    }
+}
+
+/* v mod p as the symmetric residue: -128 ... 127 for p = 256, -(p - 1) / 2 ... (p - 1) / 2 for
+ * odd p. |v| < 2^53 in two 32-bit halves, |v| = hi 2^32 + lo: |v| mod p = ((hi mod p)
+ * (2^32 mod p) + lo mod p) mod p, every term below 2^17, so 32-bit arithmetic is exact (a
+ * 64-bit remainder is a long subroutine on a GPU). */
 OZAKI_HD int ozaki_residue(int64_t v, int p)
 {
-    int r = (int)(v % p); /* -(p - 1) ... p - 1 */
+    const uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    const uint32_t hi = (uint32_t)(u >> 32), lo = (uint32_t)u, two32 = (uint32_t)((1ull << 32) % (uint32_t)p);
+    const uint32_t m = ((hi % (uint32_t)p) * two32 + lo % (uint32_t)p) % (uint32_t)p;
+    int r = v < 0 ? -(int)m : (int)m; /* -(p - 1) ... p - 1 */
     if (r >= (p + 1) / 2)
         r -= p;
     else if (r < -(p / 2))
@@ -87,9 +123,12 @@ OZAKI_HD float ozaki_to_float(ozaki_u128 m, int negative, int e)
 {
     if (m == 0)
         return 0.0f;
-    int bits = 0;
-    for (ozaki_u128 t = m; t; t >>= 1)
-        bits++;
+    const uint64_t hi = (uint64_t)(m >> 64), lo = (uint64_t)m;
+#ifdef __CUDA_ARCH__
+    const int bits = hi ? 128 - __clzll((long long)hi) : 64 - __clzll((long long)lo);
+#else
+    const int bits = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll(lo);
+#endif
     const int top = bits - 1 + e; /* m 2^e lies in [2^top, 2^(top + 1)) */
     if (top > 127)
         return negative ? -INFINITY : INFINITY;
@@ -136,11 +175,6 @@ OZAKI_HD float ozaki_reconstruct(const struct ozaki_plan *plan, const int *r, in
     return ozaki_to_float(x, 0, e);
 }
 
-/* The moduli, pairwise coprime, each at most 256 so that a symmetric residue fits INT8; the
- * largest first: P grows by almost 8 bits with each. */
-static const int ozaki_moduli[OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239,
-                                                   233, 229, 227, 223, 217, 211, 199};
-
 /* The plan for `count` moduli and sums of k products: P and the q_l, then alpha + beta as large
  * as k 2^(alpha + beta) < P / 2 allows, split evenly (beta takes the odd bit). Returns 0, or -1
  * when count is out of 1 ... OZAKI_MAX_MODULI or no bits are left for k (k too long for P). */
@@ -150,10 +184,10 @@ static inline int ozaki_plan_make(int count, int k, struct ozaki_plan *plan)
         return -1;
     ozaki_u128 P = 1;
     for (int l = 0; l < count; l++)
-        P *= (ozaki_u128)ozaki_moduli[l];
+        P *= (ozaki_u128)ozaki_modulus(l);
     plan->count = count;
     for (int l = 0; l < count; l++) {
-        const int p = ozaki_moduli[l];
+        const int p = ozaki_modulus(l);
         const ozaki_u128 M = P / (ozaki_u128)p;
         const int m = (int)(M % (ozaki_u128)p);
         int y = 1; /* M^-1 mod p: p is at most 256, so a search is quick and plain */

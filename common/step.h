@@ -71,6 +71,10 @@ struct step_info {
     /* A version kept to show a failure: what fails, where, and why (NULL for every other
      * program). The tests expect its FAIL where it says, and nowhere else. */
     const char *fails_on_purpose;
+    /* The input families (common/matrix.h's names) on which a step's errors leave its class's
+     * bound, each with why and from where: "mixed: ...; huge: ...", NULL for a step within it on
+     * all. The tests and make reproduce record and report its FAILs there, and require one. */
+    const char *outside_bound;
 };
 extern const struct step_info step_info;
 

@@ -199,6 +199,7 @@ static void describe_block(const struct step_math *m, int n)
     printf("tf32_inputs=%s\n", step_info.tf32_inputs ? step_info.tf32_inputs : "");
     printf("change=%s\n", step_info.change ? step_info.change : "");
     printf("fails_on_purpose=%s\n", step_info.fails_on_purpose ? step_info.fails_on_purpose : "");
+    printf("outside_bound=%s\n", step_info.outside_bound ? step_info.outside_bound : "");
 }
 
 /* --describe: every arithmetic's block (or the one --math named), blank lines between. */

@@ -415,6 +415,65 @@ def transpose_charts(results_dir, out):
         save(fig, out, "transpose_" + os.path.basename(path)[:-len("-transpose.csv")])
 
 
+def moduli_charts(results_dir, out):
+    """Step 16's knob (scripts/moduli_sweep.py): for each number of moduli, its time and its
+    componentwise error at the largest n measured, beside SGEMM, cuBLAS TF32 and the 3xTF32
+    steps of the same run; and the worst error on short sums (n = 1 ... 33), where 3xTF32 has
+    its floor, in units of the fp32 bound (1: the bound)."""
+    import glob
+    import re
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-moduli.csv"))):
+        rows = [r for r in ladder.read_results(path) if r.get("kernel_ms")]
+        if not rows:
+            continue
+        count = lambda p: int(re.search(r"_m(\d+)$", p).group(1)) if re.search(r"_m(\d+)$", p) else None  # noqa: E731
+        big = max(int(r["n"]) for r in rows if count(r["program"]) is not None)  # the largest n the knob ran at
+        short = sorted({int(r["n"]) for r in rows if int(r["n"]) <= 33})
+        fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5))
+        for dist, marker in (("uniform", "o"), ("wide", "s")):
+            at = {r["program"]: r for r in rows if int(r["n"]) == big and r["dist"] == dist}
+            knob = sorted((count(p), r) for p, r in at.items() if count(p) is not None)
+            ax.plot([float(r["kernel_ms"]) for _, r in knob], [float(r["max_comp_err"]) for _, r in knob],
+                    marker=marker, color="#2171b5", label=f"step 16, 5 ... 14 moduli ({dist})")
+            for c, r in knob:
+                ax.annotate(str(c), (float(r["kernel_ms"]), float(r["max_comp_err"])), fontsize=7,
+                            xytext=(3, 3), textcoords="offset points")
+            for p, color in (("cublas", "#cb181d"), ("cublas_tf32", "#fd8d3c"), ("step14", "#238b45"),
+                             ("step15", "#74c476"), ("step16", "#08306b")):
+                if p in at:
+                    ax.scatter([float(at[p]["kernel_ms"])], [float(at[p]["max_comp_err"])], marker=marker,
+                               color=color, zorder=3, label=f"{p} ({dist})")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(f"kernel time at n = {big}, ms (log)")
+        ax.set_ylabel("largest componentwise error |c - ref| / (|A| |B|) (log)")
+        ax.set_title(f"n = {big}: error against time, each count of moduli", fontsize=10)
+        ax.legend(fontsize=7, ncol=2, loc="lower left")
+        ax.grid(alpha=0.3, which="both")
+        worst = {}
+        for r in rows:
+            if int(r["n"]) in short:
+                worst[r["program"]] = max(worst.get(r["program"], 0.0),
+                                          float(r["max_comp_err"]) / float(r["tolerance"]))
+        knob = sorted((count(p), e) for p, e in worst.items() if count(p) is not None)
+        bx.plot([c for c, _ in knob], [e for _, e in knob], marker="o", color="#2171b5", label="step 16")
+        for p, color in (("cublas", "#cb181d"), ("step14", "#238b45"), ("step15", "#74c476"),
+                         ("cublas_tf32", "#fd8d3c")):
+            if p in worst:
+                bx.axhline(worst[p], color=color, linestyle="--", linewidth=1, label=p)
+        bx.set_yscale("log")
+        bx.set_xlabel("moduli")
+        bx.axhline(1.0, color="black", linewidth=1)
+        bx.set_ylabel("largest componentwise error / the fp32 bound (log)")
+        bx.set_title(f"short sums, n = {', '.join(map(str, short))}, uniform and wide: the worst", fontsize=10)
+        bx.legend(fontsize=7)
+        bx.grid(alpha=0.3, which="both")
+        dates = ", ".join(sorted({r["date"][:10] for r in rows}))
+        fig.suptitle(f"Step 16's knob, the number of moduli, on {rows[0]['device']} (measured {dates})", fontsize=11)
+        fig.tight_layout()
+        save(fig, out, "moduli_" + os.path.basename(path)[:-len("-moduli.csv")])
+
+
 def multigpu_charts(results_dir, out):
     """The multi-GPU chapter: strong scaling in TFLOPS, and the time split, from the runs of
     the default panel width (the largest recorded)."""
@@ -492,6 +551,7 @@ def main(argv):
     cpu_charts(a.results, a.out)
     transpose_charts(a.results, a.out)
     multigpu_charts(a.results, a.out)
+    moduli_charts(a.results, a.out)
     return 0
 
 

@@ -26,7 +26,8 @@ The expressions can use the functions below (all figures of the main device unle
   avg_err(p, n), col(p, n, column), faster(a, b, n) = ms(b) / ms(a),
   pct_cublas(p, n), pct_peak(p, n), peak() (FP32 peak, GFLOPS),
   capped(kb, p, n, column), config(program, name, n, column), version(p, n, column)
-  (scripts/versions.py's runs), tile(kernel, t, n, column),
+  (scripts/versions.py's runs), moduli(p, n, column="kernel_ms", dist="uniform") (step 16's
+  knob, scripts/moduli_sweep.py), tile(kernel, t, n, column),
   warptile(program, config, n, column), transpose(variant, rows, cols, column),
   cpu(host, program, n, threads, isa=None, block=None, column="gflops") with host
   "xeon" or "epyc", ncu(log, section, metric) (value in bytes, seconds, % or a count),
@@ -146,6 +147,8 @@ class Results:
                 f"{self.slug}-capped-to-{kb}-kb.csv", "a capped run", program=p, n=n)[column]),
             "version": lambda p, n, column="gflops": float(self.find(
                 f"{self.slug}-versions.csv", "a development version", program=p, n=n)[column]),
+            "moduli": lambda p, n, column="kernel_ms", dist="uniform": float(self.find(
+                f"{self.slug}-moduli.csv", "the moduli sweep", program=p, n=n, dist=dist)[column]),
             "rounding": lambda p, n, dist, column="max_comp_err": float(self.find(
                 f"{self.slug}-tf32-rounding.csv", "TF32 truncated against rounded", program=p, n=n, dist=dist)[column]),
             "config": lambda program, name, n, column="gflops": float(self.find(

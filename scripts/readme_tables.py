@@ -27,7 +27,7 @@ LADDER_SIZES = (1000, 4096, 8192)
 FIRST = ladder.STEPS[0] if ladder.STEPS else None  # the step speedups are measured against
 
 
-NOT_LADDER = r"-(cpu|transpose|multigpu|multigpu-cublasmp|tile-sweep|warptile-sweep|config-sweep|versions|reproduce|cublas-unpitched)\.csv$"
+NOT_LADDER = r"-(cpu|transpose|multigpu|multigpu-cublasmp|tile-sweep|warptile-sweep|config-sweep|versions|moduli|reproduce|cublas-unpitched)\.csv$"
 
 
 def ladder_files(results_dir):

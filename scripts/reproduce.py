@@ -118,9 +118,10 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
                                "NCU_SECTIONS=--section WarpStateStats"), None, "ncu-tensor") for m in ("tf32", "3xtf32")]
         return cmds
     if part == "range":
-        # Every FP32-class program of the chapter; the peer's FAILs are recorded, not errors.
+        # Every FP32-class program of the chapter; the peer's FAILs are recorded, not errors, and
+        # so are those of a step on the families it says are outside its bound (outside_bound).
         fp32 = [p for p in tensor_rows() if ladder.PROGRAMS[p]["precision"] == "fp32"]
-        peers = [p for p in fp32 if p.startswith("cutlass")]
+        peers = [p for p in fp32 if p.startswith("cutlass") or ladder.PROGRAMS[p].get("outside_bound")]
         return [(py("compare.py", "--sizes", "33 1000 4096", "--reps", "5", "--dists", " ".join(ladder.RANGE_DISTS),
                     "--programs", " ".join(fp32), "--reported", " ".join(peers)), None, "range")]
     if part == "versions":  # None: the script writes results/<device-slug>-versions.txt itself

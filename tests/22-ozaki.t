@@ -63,6 +63,32 @@ for my $family (qw(uniform wide subnormal tiny rowscale mixed huge)) {
 ok($code == 0 && !@missing, '--save-cases writes A, B and the model\'s C for every family and n') or diag("@missing $err");
 system('rm', '-rf', $cases);
 
+# On a GPU: step 16 computes what the model computes. Its C equals the model's bit for bit on
+# every family (mixed too: the same arithmetic, outside the bound), at n = 1 ... 257; the step
+# is built with the default count, as the cases are.
+my $step = 'step16_ozaki_int8/step16';
+SKIP: {
+    my ($has_gpu, $info) = gpu_available();
+    skip("no GPU: $info", 1) unless $has_gpu;
+    my ($runs, $why) = runs_here($step);
+    skip("$step: $why", 1) unless $runs;
+    my @sizes = (1, 2, 3, 7, 17, 33, 100, 257);
+    ($code, $out, $err) = run($model, '--moduli', $default, '--sizes', "@sizes", '--trials', 1, '--save-cases', $cases);
+    is($code, 0, "the model writes its cases for the GPU") or diag($err);
+    for my $family (qw(uniform wide subnormal tiny rowscale mixed huge)) {
+        my @differ;
+        for my $n (@sizes) {
+            my $case = "$cases/${family}_n$n";
+            system('rm', '-rf', "$case/gpu");
+            my ($c, undef, $e) = run($step, '--load', $case, '--save', "$case/gpu", '--reps', 1, '--check', 'full', '--csv');
+            my $same = -s "$case/gpu/c.npy" && !system('cmp', '-s', "$case/c_model.npy", "$case/gpu/c.npy");
+            push @differ, "n=$n (exit $c" . ($e ? ": $e" : '') . ")" unless $same && ($c == 0 || $c == 1);
+        }
+        ok(!@differ, "$step on $family inputs: C equals the model's bit for bit at n = @sizes") or diag("differ: @differ");
+    }
+    system('rm', '-rf', $cases);
+}
+
 # Bad usage: one line, exit 2.
 for my $bad (['--sizes', '0'], ['--sizes', '5000'], ['--sizes', '7x'], ['--moduli', '15'], ['--trials', 'abc']) {
     ($code, $out, $err) = run($model, @$bad);
