@@ -23,11 +23,12 @@ import tensor_pictures  # noqa: E402  the runner, which finds each step's pictur
 
 # Each step's pictures and their rules, from its own folder.
 STEP_PICTURES = dict(tensor_pictures.step_pictures())
-p11, p12, p13, p14, p15 = (STEP_PICTURES[f] for f in ("step11_tf32", "step12_3xtf32", "step13_wgmma_tf32",
-                                                       "step14_wgmma_3xtf32", "step15_fused_split"))
+p11, p12, p13, p14, p15, p16 = (STEP_PICTURES[f] for f in ("step11_tf32", "step12_3xtf32", "step13_wgmma_tf32",
+                                                            "step14_wgmma_3xtf32", "step15_fused_split",
+                                                            "step16_ozaki_int8"))
 
 NAMES = ("tc_fragments", "tc_ldmatrix", "tc_swizzle", "tc_split", "tc_pipeline", "tc_wgmma", "tc_budget",
-         "tc_fused")
+         "tc_fused", "tc_ozaki")
 
 
 def source(path):
@@ -389,6 +390,24 @@ wrong = dict(p15.REGS, consumer=p15.REGS["consumer"] + 8)
 ok(sum(wrong[k] * p15.THREADS[k] for k in wrong) > p15.REGISTER_FILE,
    "tc_fused: 8 more registers per consumer thread would not fit (the budget is told apart)")
 
+# ---- step 16's remainder theorem (tc_ozaki): the moduli and the plan are common/ozaki.h's ----
+oz = source("common/ozaki.h")
+ok(p16.MODULI == [int(m) for m in re.findall(r"(?:case \d+|default): return (\d+);", oz)]
+   and f"#define OZAKI_DEFAULT_MODULI {p16.DEFAULT_COUNT}" in oz,
+   "tc_ozaki: the moduli and the default count drawn are common/ozaki.h's")
+p1, p2, row, col = p16.EXAMPLE
+cells = {(x % p1, x % p2) for x in range(p1 * p2)}
+ok(len(cells) == p1 * p2 and p16.crt([22 % p1, 22 % p2], [p1, p2]) == 22 == sum(a * b for a, b in zip(row, col)),
+   "tc_ozaki: every number below 63 has a cell of its own, and the remainders 1 and 4 give 22 back")
+ok(all(p16.crt([x % p for p in p16.MODULI[:4]], p16.MODULI[:4]) == x for x in (0, 1, 12345, 2 ** 31 - 1)),
+   "tc_ozaki: the remainder theorem of four moduli gives numbers back")
+P, alpha, beta = p16.plan(10, 8192)
+ok((alpha, beta) == (32, 33) and 8192 * 2 ** (alpha + beta) < P // 2 <= 8192 * 2 ** (alpha + beta + 1),
+   "tc_ozaki: at n = 8192 and 10 moduli the plan's alpha and beta are 32 and 33, as step 16's README says, the largest "
+   "that keep k 2^(alpha + beta) below P / 2")
+ok("alpha = 32, beta = 33" in source("step16_ozaki_int8/README.md").replace("α = 32 and β = 33", "alpha = 32, beta = 33"),
+   "tc_ozaki: step 16's README gives the same alpha and beta")
+
 # ---- the pictures: drawn, and the same bytes twice ----
 with tempfile.TemporaryDirectory() as tmp:
     outs = [os.path.join(tmp, d) for d in ("one", "two")]
@@ -413,6 +432,8 @@ with tempfile.TemporaryDirectory() as tmp:
     ok("full[1] phase 0" in svg["tc_pipeline"] and "empty[0] phase 1" in svg["tc_pipeline"]
        and "Not measured: the order, not the durations." in svg["tc_pipeline"],
        "tc_pipeline names each barrier's phase and says its durations are not measured")
+    ok("22" in svg["tc_ozaki"] and "alpha = 32, beta = 33" in svg["tc_ozaki"],
+       "tc_ozaki marks the worked example and states the plan")
     ok("not to scale" in svg["tc_fused"] and "split A1" in svg["tc_fused"],
        "tc_fused says its timeline is a schematic, not a measurement")
     ok("chunk j of row r at j ^ (r % 8)" in svg["tc_wgmma"] and "desc + 6" in svg["tc_wgmma"]
