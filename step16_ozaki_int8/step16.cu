@@ -336,6 +336,12 @@ static void launch(const struct dev_mats *m)
         have = padded;
     }
     if (plan_n != n) {
+        /* The INT32 sums are exact while k 128^2 < 2^31 (a memory no GPU has yet reaches it first). */
+        if (n >= (1 << 17)) {
+            fprintf(stderr, "%s: n = %d: INT32 sums of k products of residues up to 128 in magnitude are exact "
+                            "below k = 131072\n", step_info.program, n);
+            exit(EXIT_USAGE);
+        }
         /* k = n: 2^(alpha + beta) n < P / 2, room for n up to 2^68 at 10 moduli. */
         if (ozaki_plan_make(MODULI, n, &plan) != 0) {
             fprintf(stderr, "%s: %d moduli leave no bits for sums of n = %d products\n", step_info.program, MODULI, n);
