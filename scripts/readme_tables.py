@@ -136,7 +136,9 @@ def ladder_table(devices, art, results_dir):
             if n == 1000:
                 header += ["8800GT end-to-end ms", "8800GT end-to-end GFLOPS", "8800GT kernel ms",
                            "8800GT max rel. error"]
-            dates = sorted({r["date"][:10] for (p, m), r in res.items() if m == n})
+            # The dates of the rows shown (other CSVs of the device, such as the TF32 rounding
+            # runs, hold programs that are not in the table).
+            dates = sorted({res[(p, n)]["date"][:10] for p in ladder.LADDER if (p, n) in res})
             note = "; 8800GT columns: the article's own figures" if n == 1000 else ""
             parts.append(f"**{device}, n = {n}** (measured {', '.join(dates)}{note})\n\n" + table(header, rows)
                          + skipped_note(skipped, device))
