@@ -19,6 +19,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __CUDACC__
 #define OZAKI_HD __host__ __device__ static inline
@@ -30,13 +31,24 @@
  * 2^128 without a reduction on the way. */
 #define OZAKI_MAX_MODULI 14
 #define OZAKI_MAX_BITS 106 /* alpha + beta: each at most 53 (double's precision) */
-/* The default count: the fewest moduli whose errors, in the CPU model, are within the fp32 bound
- * and no larger than a plain FP32 loop's on the uniform, wide, subnormal, tiny, rowscale and huge
- * inputs at every n measured (results/ozaki-model.txt; tests/22-ozaki.t checks it). The mixed
- * family (80 binades in one row) is beyond every count up to 14 at small n. */
-#define OZAKI_DEFAULT_MODULI 10
+/* The default count depends on k = n, the length of the sums: the fewest moduli whose errors, in
+ * the CPU model, are within the fp32 bound and no larger than a plain FP32 loop's on the uniform,
+ * wide, subnormal, tiny, rowscale and huge inputs at every n measured (results/ozaki-model.txt;
+ * tests/22-ozaki.t checks it). Short sums need more: the bound, about k u |A||B|, is tightest at
+ * small k, while the error of scaling to integers (2^-alpha of a row's largest element) does not
+ * shrink with k. From 128 products on, 8 moduli do. The mixed family (80 binades in one row) is
+ * beyond every count up to 14 at small n. */
+#define OZAKI_DEFAULT_MODULI_SHORT 10
+#define OZAKI_DEFAULT_MODULI_LONG 8
+#define OZAKI_LONG_SUMS 128
 
 typedef unsigned __int128 ozaki_u128;
+
+/* The default number of moduli for sums of k products. */
+OZAKI_HD int ozaki_default_moduli(int k)
+{
+    return k < OZAKI_LONG_SUMS ? OZAKI_DEFAULT_MODULI_SHORT : OZAKI_DEFAULT_MODULI_LONG;
+}
 
 /* What the kernels need, computed once on the host (ozaki_plan_make), passed by value. */
 struct ozaki_plan {
@@ -117,6 +129,34 @@ OZAKI_HD int ozaki_residue(int64_t v, int p)
     return r;
 }
 
+/* The same for |v| < 2^32 (alpha or beta at most 31): one 32-bit remainder by p. */
+OZAKI_HD int ozaki_residue32(int64_t v, int p)
+{
+    const uint32_t u = (uint32_t)(v < 0 ? -v : v), m = u % (uint32_t)p;
+    int r = v < 0 ? -(int)m : (int)m;
+    if (r >= (p + 1) / 2)
+        r -= p;
+    else if (r < -(p / 2))
+        r += p;
+    return r;
+}
+
+/* v mod p in [0, p) for |v| < 2^31 (an INT32 sum of k < 131072 products of residues), p <= 256,
+ * without a division: with magic = ceil(2^39 / p), |v| magic / 2^39 exceeds |v| / p by less than
+ * 2^31 / 2^39 = 2^-8 <= 1 / p, too little to carry the quotient past its floor. */
+OZAKI_HD uint32_t ozaki_mod_magic(int p)
+{
+    return (uint32_t)(((1ull << 39) + (uint64_t)p - 1) / (uint64_t)p);
+}
+
+OZAKI_HD int ozaki_mod(int v, int p, uint32_t magic)
+{
+    const uint32_t u = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+    const uint32_t q = (uint32_t)(((uint64_t)u * magic) >> 39);
+    const int r = (int)(u - q * (uint32_t)p); /* |v| mod p */
+    return v < 0 && r ? p - r : r;
+}
+
 /* m 2^e rounded once to FP32 (to nearest, ties to even): subnormal results rounded to their
  * own precision, overflow to infinity. */
 OZAKI_HD float ozaki_to_float(ozaki_u128 m, int negative, int e)
@@ -173,6 +213,85 @@ OZAKI_HD float ozaki_reconstruct(const struct ozaki_plan *plan, const int *r, in
     if (x > P / 2)
         return ozaki_to_float(P - x, 1, e);
     return ozaki_to_float(x, 0, e);
+}
+
+/* The 32-bit limb i of a 128-bit number held as two 64-bit halves (0: least significant). */
+OZAKI_HD uint32_t ozaki_limb(uint64_t lo, uint64_t hi, int i)
+{
+    return (uint32_t)((i < 2 ? lo : hi) >> (32 * (i % 2)));
+}
+
+/* ozaki_reconstruct, equal to it bit for bit (tests/ozaki_model.c checks millions of cases), in
+ * the instructions a GPU has: 32 x 32 -> 64-bit multiply-adds instead of 128-bit products, the
+ * quotient estimated from four limbs in double, and the rounding to FP32 by the hardware's own
+ * conversion of the top 64 bits (the bits below folded into the last one: they only decide a
+ * tie, 40 bits further up) with the exponent added to the float's bits. Results that are
+ * subnormal or overflow take ozaki_to_float's exact path. */
+OZAKI_HD float ozaki_reconstruct_limbs(const struct ozaki_plan *plan, const int *r, int most, int e)
+{
+    /* x = sum r_l q_l, limb by limb: each column below 14 * 255 * 2^32 < 2^44. most (at least
+     * plan->count, a constant where the function is inlined) lets a compiler unroll the loop and
+     * keep r in registers. */
+    uint64_t acc[4] = {0, 0, 0, 0};
+    for (int l = 0; l < most; l++)
+        if (l < plan->count)
+            for (int i = 0; i < 4; i++)
+                acc[i] += (uint64_t)(uint32_t)r[l] * ozaki_limb(plan->q_lo[l], plan->q_hi[l], i);
+    uint32_t x[4];
+    uint64_t carry = 0;
+    for (int i = 0; i < 4; i++) {
+        const uint64_t s = acc[i] + carry;
+        x[i] = (uint32_t)s;
+        carry = s >> 32;
+    }
+    /* x < count 256 P: its quotient t by P (below 3584) estimated in double, then t P in limbs. */
+    const double xd = (((double)x[3] * 4294967296.0 + (double)x[2]) * 4294967296.0 + (double)x[1]) * 4294967296.0 +
+                      (double)x[0];
+    const uint32_t t = (uint32_t)(xd * plan->inv_P);
+    uint32_t tp[4];
+    carry = 0;
+    for (int i = 0; i < 4; i++) {
+        const uint64_t s = (uint64_t)t * ozaki_limb(plan->P_lo, plan->P_hi, i) + carry;
+        tp[i] = (uint32_t)s;
+        carry = s >> 32;
+    }
+    /* The estimate is off by at most one or two: corrected with 128-bit compares and subtractions. */
+    ozaki_u128 X = ozaki_u128_make(((uint64_t)x[1] << 32) | x[0], ((uint64_t)x[3] << 32) | x[2]);
+    ozaki_u128 TP = ozaki_u128_make(((uint64_t)tp[1] << 32) | tp[0], ((uint64_t)tp[3] << 32) | tp[2]);
+    const ozaki_u128 P = ozaki_u128_make(plan->P_lo, plan->P_hi);
+    while (TP > X)
+        TP -= P;
+    X -= TP;
+    while (X >= P)
+        X -= P;
+    const int negative = X > P / 2;
+    const ozaki_u128 m = negative ? P - X : X;
+    if (m == 0)
+        return 0.0f;
+    const uint64_t hi = (uint64_t)(m >> 64), lo = (uint64_t)m;
+#ifdef __CUDA_ARCH__
+    const int bits = hi ? 128 - __clzll((long long)hi) : 64 - __clzll((long long)lo);
+#else
+    const int bits = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll(lo);
+#endif
+    const int top = bits - 1 + e; /* m 2^e in [2^top, 2^(top + 1)) */
+    if (top < -126 || top > 126)
+        return ozaki_to_float(m, negative, e);
+    const int shift = bits > 64 ? bits - 64 : 0;
+    const uint64_t v = shift ? (uint64_t)(m >> shift) | (uint64_t)((m & (((ozaki_u128)1 << shift) - 1)) != 0) : lo;
+#ifdef __CUDA_ARCH__
+    const float f = __ull2float_rn(v);
+#else
+    const float f = (float)v; /* to nearest, ties to even: the default rounding */
+#endif
+    /* f 2^(e + shift) is normal (its exponent top or top + 1): added to f's exponent field. */
+    uint32_t bits_of_f;
+    memcpy(&bits_of_f, &f, 4);
+    bits_of_f += (uint32_t)(e + shift) << 23;
+    bits_of_f |= (uint32_t)negative << 31;
+    float out;
+    memcpy(&out, &bits_of_f, 4);
+    return out;
 }
 
 /* The plan for `count` moduli and sums of k products: P and the q_l, then alpha + beta as large

@@ -2,7 +2,7 @@
 """make moduli-sweep: step 16's accuracy knob, the number of moduli, against its speed. Step 16
 built with each count (make moduli builds obj/moduli/step16_mN, N = 5 ... 14), and in the same
 run the programs it is measured against: cuBLAS SGEMM and TF32, the 3xTF32 steps (14, 15) and
-step 16 as built (10 moduli), at the sizes given, on uniform and wide inputs, and on the short
+step 16 as built (its default counts), at the sizes given, on uniform and wide inputs, and on the short
 sums (n = 1 ... 33) where 3xTF32 has its floor. Rows into results/<device-slug>-moduli.csv.
 
 A count whose errors leave the fp32 bound FAILs, as the program says: that is the knob's lower

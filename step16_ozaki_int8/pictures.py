@@ -16,10 +16,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, Rectangle  # noqa: E402
 from tensor_pictures import save  # noqa: E402
 
-# common/ozaki.h's moduli and default count
+# common/ozaki.h's moduli and default counts: SHORT below LONG_SUMS products, LONG from there
 MODULI = [256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199]
-DEFAULT_COUNT = 10
+DEFAULT_SHORT, DEFAULT_LONG, LONG_SUMS = 10, 8, 128
 EXAMPLE = (7, 9, (3, 2), (4, 5))  # the README's moduli, row of A, column of B
+
+
+def default_count(k):
+    """ozaki_default_moduli: the default number of moduli for sums of k products."""
+    return DEFAULT_SHORT if k < LONG_SUMS else DEFAULT_LONG
 
 
 def plan(count, k):
@@ -67,7 +72,8 @@ def ozaki_picture(out):
     bx.axis("off")
     bx.set_xlim(0, 13.5)
     bx.set_ylim(7.4, 0)
-    n, count = 8192, DEFAULT_COUNT
+    n = 8192
+    count = default_count(n)
     P, alpha, beta = plan(count, n)
     steps = [
         (0.2, 0.3, "A (FP32)", "#deebf7"), (0.2, 3.4, "B (FP32)", "#deebf7"),

@@ -5,16 +5,18 @@
  *   1. each row of A's and each column of B's largest finite magnitude; rows and columns holding
  *      NaN or Inf marked (they take no part: step 14's special_values pass gives them an FP32
  *      GEMM's NaN and Inf at the end);
- *   2. A scaled to integers (|A'| <= 2^alpha) and reduced mod each modulus: MODULI planes of
+ *   2. A scaled to integers (|A'| <= 2^alpha) and reduced mod each modulus: a plane of
  *      INT8, row-major (K-major, as INT8 wgmma reads A); B the same, transposed (K-major too);
- *   3. MODULI INT8 products on wgmma m64n256k32 .s32.s8.s8 (step 13's TMA/mbarrier pipeline),
+ *   3. an INT8 product per modulus on wgmma m64n256k32 .s32.s8.s8 (step 13's TMA/mbarrier pipeline),
  *      one modulus per grid row, each sum reduced mod its modulus as it leaves the registers:
- *      MODULI planes of bytes;
- *   4. the remainder theorem per element, in 128-bit integers, and one rounding to FP32;
+ *      a plane of bytes per modulus;
+ *   4. the remainder theorem per element, in 32-bit limbs, and one rounding to FP32;
  *   5. NaN and Inf.
- * MODULI, the accuracy knob, is fixed when the step is built (make moduli builds
- * obj/moduli/step16_mN for N = 5 ... 14): every loop over the moduli is unrolled, so every
- * remainder is by a constant. */
+ * The number of moduli, the accuracy knob: by default 10 for sums of fewer than 128 products and
+ * 8 from there (ozaki_default_moduli: short sums have the tightest bound); make moduli builds
+ * obj/moduli/step16_mN with N moduli at every n, N = 5 ... 14. The most a build can use is fixed
+ * when it is built, so that every loop over the moduli is unrolled and every remainder is by a
+ * constant. */
 #include "step.h"
 #include "ozaki.h"
 #include "device/block_order.h"
@@ -28,9 +30,15 @@
 #define AS_STRING(x) STRINGIFY(x)
 #ifdef MODULI /* a build of the knob (make moduli): named for its count */
 #define PROGRAM_NAME "step16_m" AS_STRING(MODULI)
+#define MAX_MODULI MODULI
+#define MODULI_FOR(n) MODULI
+#define MODULI_TEXT AS_STRING(MODULI) " moduli"
 #else
-#define MODULI OZAKI_DEFAULT_MODULI
 #define PROGRAM_NAME "step16"
+#define MAX_MODULI OZAKI_DEFAULT_MODULI_SHORT
+#define MODULI_FOR(n) ozaki_default_moduli(n)
+#define MODULI_TEXT AS_STRING(OZAKI_DEFAULT_MODULI_SHORT) " moduli below n = " AS_STRING(OZAKI_LONG_SUMS) ", " \
+    AS_STRING(OZAKI_DEFAULT_MODULI_LONG) " from there"
 #endif
 
 #define BM 128      /* rows of C per block: one 64-row wgmma per consumer warpgroup */
@@ -50,18 +58,18 @@
 #define BT_COLS 32
 #define BT_K 128
 #define BT_ROW (BT_K + 4)
-#define BT_SMEM (MODULI * BT_COLS * BT_ROW)
+#define BT_SMEM (MAX_MODULI * BT_COLS * BT_ROW)
 
 const struct step_info step_info = {
     .program = PROGRAM_NAME,
-    .lesson = "Ozaki scheme II: FP32 from exact INT8 products (" AS_STRING(MODULI) " moduli)",
+    .lesson = "Ozaki scheme II: FP32 from exact INT8 products (" MODULI_TEXT ")",
     .chapter = "tensor-cores",
     .min_cc = 90,
     .needs = "Hopper's TMA and INT8 wgmma, in sm_90a code",
     .exact_cc = 90,
     .precision = PRECISION_FP32,
-    /* 3 MODULI bytes an element (residues of A, of Bt, of the products). */
-    .scratch_matrices = (3 * MODULI + 3) / 4,
+    /* 3 bytes an element per modulus (residues of A, of Bt, of the products). */
+    .scratch_matrices = (3 * MAX_MODULI + 3) / 4,
     .outside_bound = "mixed: an element more than alpha - 24 binades below the largest of its row (of A) or "
         "column (of B) loses low bits when scaled to an integer (alpha: 38 at n = 2 with 10 moduli), and the "
         "componentwise bound fails where it meets a large partner: the mixed family's rows span 80 binades",
@@ -128,30 +136,40 @@ __device__ static __forceinline__ double row_scale(unsigned max_bits, int bits)
     return ldexp(1.0, bits - ozaki_exponent(__uint_as_float(max_bits)));
 }
 
+/* v mod p as a byte: one 32-bit remainder when the scaled values have at most 31 bits (narrow:
+ * alpha or beta <= 31, as from 8 moduli at n = 128 on), two halves' otherwise. */
+__device__ static __forceinline__ uint8_t residue_byte(int64_t v, int p, bool narrow)
+{
+    return (uint8_t)(int8_t)(narrow ? ozaki_residue32(v, p) : ozaki_residue(v, p));
+}
+
 /* Four neighbours' residues mod the l-th modulus, one byte each, in one 32-bit word. */
 template <int L>
-__device__ static __forceinline__ uint32_t residues4(const int64_t v[4])
+__device__ static __forceinline__ uint32_t residues4(const int64_t v[4], bool narrow)
 {
     const int p = ozaki_modulus(L);
     uint32_t w = 0;
     for (int q = 0; q < 4; q++)
-        w |= (uint32_t)(uint8_t)(int8_t)ozaki_residue(v[q], p) << (8 * q);
+        w |= (uint32_t)residue_byte(v[q], p, narrow) << (8 * q);
     return w;
 }
 
 template <int L>
-__device__ static __forceinline__ void store_residues_a(const int64_t v[4], int8_t *ra, size_t plane, size_t at)
+__device__ static __forceinline__ void store_residues_a(const int64_t v[4], int count, bool narrow, int8_t *ra,
+                                                        size_t plane, size_t at)
 {
-    if constexpr (L < MODULI) {
-        *(uint32_t *)(ra + L * plane + at) = residues4<L>(v);
-        store_residues_a<L + 1>(v, ra, plane, at);
+    if constexpr (L < MAX_MODULI) {
+        if (L < count) {
+            *(uint32_t *)(ra + L * plane + at) = residues4<L>(v, narrow);
+            store_residues_a<L + 1>(v, count, narrow, ra, plane, at);
+        }
     }
 }
 
 /* 2. Residues of A: four neighbours of a row per thread (one float4 read, one 4-byte write per
  * modulus). The padding is zero, so the padded matrix is read as it is. */
 __global__ static void residues_a(const float *a, size_t lda, int padded, const unsigned *row_max, int alpha,
-                                  int8_t *ra)
+                                  int count, int8_t *ra)
 {
     const int k = 4 * (blockIdx.x * blockDim.x + threadIdx.x), i = blockIdx.y;
     if (k >= padded)
@@ -162,15 +180,17 @@ __global__ static void residues_a(const float *a, size_t lda, int padded, const 
     int64_t v[4];
     for (int q = 0; q < 4; q++)
         v[q] = isfinite(xs[q]) ? ozaki_scaled_by(xs[q], scale) : 0;
-    store_residues_a<0>(v, ra, (size_t)padded * padded, (size_t)i * padded + k);
+    store_residues_a<0>(v, count, alpha <= 31, ra, (size_t)padded * padded, (size_t)i * padded + k);
 }
 
 template <int L>
-__device__ static __forceinline__ void put_residues_bt(int64_t v, uint8_t *s, int at)
+__device__ static __forceinline__ void put_residues_bt(int64_t v, int count, bool narrow, uint8_t *s, int at)
 {
-    if constexpr (L < MODULI) {
-        s[L * BT_COLS * BT_ROW + at] = (uint8_t)(int8_t)ozaki_residue(v, ozaki_modulus(L));
-        put_residues_bt<L + 1>(v, s, at);
+    if constexpr (L < MAX_MODULI) {
+        if (L < count) {
+            s[L * BT_COLS * BT_ROW + at] = residue_byte(v, ozaki_modulus(L), narrow);
+            put_residues_bt<L + 1>(v, count, narrow, s, at);
+        }
     }
 }
 
@@ -178,7 +198,8 @@ __device__ static __forceinline__ void put_residues_bt(int64_t v, uint8_t *s, in
  * by 128 of k; each thread reads down its column (a warp reads 32 neighbours of a row), and
  * then writes 16 bytes of a row of Bt per modulus. */
 __global__ static void __launch_bounds__(256) residues_bt(const float *b, size_t ldb, int padded,
-                                                          const unsigned *col_max, int beta, int8_t *rbt)
+                                                          const unsigned *col_max, int beta, int count,
+                                                          int8_t *rbt)
 {
     extern __shared__ uint8_t s_bt[];
     const int tx = threadIdx.x % BT_COLS, ty = threadIdx.x / BT_COLS;
@@ -186,11 +207,11 @@ __global__ static void __launch_bounds__(256) residues_bt(const float *b, size_t
     const double scale = row_scale(col_max[j0 + tx], beta);
     for (int kk = ty; kk < BT_K; kk += 256 / BT_COLS) {
         const float x = b[(size_t)(k0 + kk) * ldb + j0 + tx];
-        put_residues_bt<0>(isfinite(x) ? ozaki_scaled_by(x, scale) : 0, s_bt, tx * BT_ROW + kk);
+        put_residues_bt<0>(isfinite(x) ? ozaki_scaled_by(x, scale) : 0, count, beta <= 31, s_bt, tx * BT_ROW + kk);
     }
     __syncthreads();
     const size_t plane = (size_t)padded * padded;
-    for (int c = threadIdx.x; c < MODULI * BT_COLS * (BT_K / 16); c += 256) {
+    for (int c = threadIdx.x; c < count * BT_COLS * (BT_K / 16); c += 256) {
         const int l = c / (BT_COLS * (BT_K / 16)), jj = c / (BT_K / 16) % BT_COLS, chunk = c % (BT_K / 16);
         const uint32_t *from = (const uint32_t *)(s_bt + (l * BT_COLS + jj) * BT_ROW + 16 * chunk);
         *(uint4 *)(rbt + l * plane + (size_t)(j0 + jj) * padded + k0 + 16 * chunk) =
@@ -262,15 +283,14 @@ __global__ static void __launch_bounds__(THREADS, 1)
 
     /* The sums mod p, as bytes in [0, p). Layout as step 13's epilogue. */
     const int p = ozaki_modulus(l);
+    const uint32_t magic = ozaki_mod_magic(p); /* p is the block's, known only at run time */
     const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
     const size_t plane = (size_t)padded * padded;
     uint8_t *out = r + l * plane + (size_t)(m0 + consumer * 64 + warp * 16 + lane / 4) * padded + n0 + 2 * (lane % 4);
     for (int i = 0; i < BN / 2; i += 4) {
         int v[4];
-        for (int q = 0; q < 4; q++) {
-            v[q] = acc[i + q] % p;
-            v[q] += v[q] < 0 ? p : 0;
-        }
+        for (int q = 0; q < 4; q++)
+            v[q] = ozaki_mod(acc[i + q], p, magic);
         *(uchar2 *)(out + 8 * (i / 4)) = make_uchar2((unsigned char)v[0], (unsigned char)v[1]);
         *(uchar2 *)(out + 8 * (size_t)padded + 8 * (i / 4)) = make_uchar2((unsigned char)v[2], (unsigned char)v[3]);
     }
@@ -283,14 +303,14 @@ __global__ static void reconstruct(const uint8_t *r, int padded, int n, const un
     const int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
     if (j >= n)
         return;
-    int res[MODULI];
+    int res[MAX_MODULI];
     const size_t plane = (size_t)padded * padded, at = (size_t)i * padded + j;
 #pragma unroll
-    for (int l = 0; l < MODULI; l++)
-        res[l] = r[l * plane + at];
+    for (int l = 0; l < MAX_MODULI; l++)
+        res[l] = l < plan.count ? r[l * plane + at] : 0;
     const int e = ozaki_exponent(__uint_as_float(row_max[i])) + ozaki_exponent(__uint_as_float(col_max[j])) -
                   plan.alpha - plan.beta;
-    c[(size_t)i * ldc + j] = ozaki_reconstruct(&plan, res, e);
+    c[(size_t)i * ldc + j] = ozaki_reconstruct_limbs(&plan, res, MAX_MODULI, e);
 }
 
 static void encode(CUtensorMap *map, const int8_t *base, int rows, int cols, int box_rows)
@@ -305,7 +325,8 @@ static void encode(CUtensorMap *map, const int8_t *base, int rows, int cols, int
 
 static void launch(const struct dev_mats *m)
 {
-    static_assert(MODULI >= 2 && MODULI <= OZAKI_MAX_MODULI, "2 ... 14 moduli (common/ozaki.h)");
+    static_assert(MAX_MODULI >= 2 && MAX_MODULI <= OZAKI_MAX_MODULI, "2 ... 14 moduli (common/ozaki.h)");
+    static_assert(OZAKI_DEFAULT_MODULI_LONG <= OZAKI_DEFAULT_MODULI_SHORT, "the default's most is its short sums'");
     static_assert(TILE % BM == 0 && TILE % BN == 0 && TILE % BT_K == 0 && TILE % BT_COLS == 0,
                   "the padding: every tile of every pass whole");
     static_assert(SMEM <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
@@ -325,12 +346,12 @@ static void launch(const struct dev_mats *m)
             CUDA_CHECK(cudaFree(r));
             CUDA_CHECK(cudaFree(ints));
         }
-        CUDA_CHECK(cudaMalloc((void **)&ra, MODULI * plane));
-        CUDA_CHECK(cudaMalloc((void **)&rbt, MODULI * plane));
-        CUDA_CHECK(cudaMalloc((void **)&r, MODULI * plane));
+        CUDA_CHECK(cudaMalloc((void **)&ra, MAX_MODULI * plane));
+        CUDA_CHECK(cudaMalloc((void **)&rbt, MAX_MODULI * plane));
+        CUDA_CHECK(cudaMalloc((void **)&r, MAX_MODULI * plane));
         CUDA_CHECK(cudaMalloc((void **)&ints, sizeof(int) * (4 * (size_t)padded + 1)));
-        encode(&maps[0], ra, MODULI * padded, padded, BM);
-        encode(&maps[1], rbt, MODULI * padded, padded, BN);
+        encode(&maps[0], ra, MAX_MODULI * padded, padded, BM);
+        encode(&maps[1], rbt, MAX_MODULI * padded, padded, BN);
         CUDA_CHECK(cudaFuncSetAttribute(residue_products, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
         CUDA_CHECK(cudaFuncSetAttribute(residues_bt, cudaFuncAttributeMaxDynamicSharedMemorySize, BT_SMEM));
         have = padded;
@@ -342,9 +363,10 @@ static void launch(const struct dev_mats *m)
                             "below k = 131072\n", step_info.program, n);
             exit(EXIT_USAGE);
         }
-        /* k = n: 2^(alpha + beta) n < P / 2, room for n up to 2^68 at 10 moduli. */
-        if (ozaki_plan_make(MODULI, n, &plan) != 0) {
-            fprintf(stderr, "%s: %d moduli leave no bits for sums of n = %d products\n", step_info.program, MODULI, n);
+        /* k = n: 2^(alpha + beta) n < P / 2, room for n up to 2^52 at 8 moduli. */
+        if (ozaki_plan_make(MODULI_FOR(n), n, &plan) != 0) {
+            fprintf(stderr, "%s: %d moduli leave no bits for sums of n = %d products\n", step_info.program,
+                    MODULI_FOR(n), n);
             exit(EXIT_USAGE);
         }
         plan_n = n;
@@ -356,10 +378,11 @@ static void launch(const struct dev_mats *m)
     col_maxima<<<dim3((n + 255) / 256, (n + COL_ROWS - 1) / COL_ROWS), 256>>>(m->b, m->ldb, n, col_max,
                                                                               col_special, any_special);
     residues_a<<<dim3(padded / 1024 + (padded % 1024 != 0), padded), 256>>>(m->a, m->lda, padded, row_max,
-                                                                             plan.alpha, ra);
+                                                                             plan.alpha, plan.count, ra);
     residues_bt<<<dim3(padded / BT_COLS, padded / BT_K), 256, BT_SMEM>>>(m->b, m->ldb, padded, col_max, plan.beta,
-                                                                         rbt);
-    residue_products<<<dim3((padded / BM) * (padded / BN), MODULI), THREADS, SMEM>>>(maps[0], maps[1], r, padded);
+                                                                         plan.count, rbt);
+    residue_products<<<dim3((padded / BM) * (padded / BN), plan.count), THREADS, SMEM>>>(maps[0], maps[1], r,
+                                                                                         padded);
     reconstruct<<<dim3((n + 255) / 256, n), 256>>>(r, padded, n, row_max, col_max, plan, m->c, m->ldc);
     special_values_launch(m, row_special, col_special, any_special);
 }

@@ -2,10 +2,12 @@
 # Ozaki scheme II's arithmetic (common/ozaki.h), modelled exactly on the CPU by
 # tests/ozaki_model.c: the remainder theorem gives the integer product back for every number of
 # moduli, the one rounding to FP32 is to nearest, the plan keeps the product's bound below P / 2;
-# then the default number of moduli (OZAKI_DEFAULT_MODULI, read from the header) keeps the
-# componentwise error within the fp32 bound, or no worse than a plain FP32 loop, on six of the
-# harness's seven input families at n = 1 ... 100. The control: the mixed family (80 binades in
-# one row) must fail at that count, so the check can fail. Plain C, no GPU: CI runs it all.
+# the GPU's forms of the residue and of the reconstruction equal the reference forms; then the
+# default numbers of moduli (read from the header: one for sums shorter than OZAKI_LONG_SUMS, one
+# from there) keep the componentwise error within the fp32 bound, or no worse than a plain FP32
+# loop, on six of the harness's seven input families at n = 1 ... 100 and 128 ... 192. The
+# control: the mixed family (80 binades in one row) must fail at those counts, so the check can
+# fail. Plain C, no GPU: CI runs it all.
 use strict;
 use warnings;
 use Test::More;
@@ -18,8 +20,11 @@ unless (-x $model) {
     exit;
 }
 open my $src, '<', 'common/ozaki.h' or BAIL_OUT("common/ozaki.h: $!");
-my ($default) = join('', <$src>) =~ /^#define OZAKI_DEFAULT_MODULI (\d+)/m;
-ok(defined $default, "common/ozaki.h defines OZAKI_DEFAULT_MODULI (" . ($default // 'missing') . ")")
+my $header = join('', <$src>);
+my %define = $header =~ /^#define (OZAKI_DEFAULT_MODULI_SHORT|OZAKI_DEFAULT_MODULI_LONG|OZAKI_LONG_SUMS) (\d+)/mg;
+my ($default, $long, $long_from) = @define{qw(OZAKI_DEFAULT_MODULI_SHORT OZAKI_DEFAULT_MODULI_LONG OZAKI_LONG_SUMS)};
+ok(defined $default && defined $long && defined $long_from,
+   "common/ozaki.h defines the default counts: " . join(', ', map { "$_ = " . ($define{$_} // 'missing') } sort keys %define))
     or BAIL_OUT('no default to check');
 
 # TAP lines of the model, passed on.
@@ -42,13 +47,23 @@ my $sizes = '1 2 3 5 9 17 33 100';
 my ($code, $out, $err) = run($model, '--moduli', $default - 1 . " $default", '--sizes', $sizes, '--trials', 4,
                              '--expect', "$default uniform wide subnormal tiny rowscale huge");
 my ($lines) = pass_on("$default moduli", $code, $out, $err);
-ok($lines >= 22 && $code == 0, "the model: exit $code, $lines checks") or diag($err);
+ok($lines >= 24 && $code == 0, "the model: exit $code, $lines checks") or diag($err);
 
-# The control: the mixed family is beyond the default count.
+# From OZAKI_LONG_SUMS products on, the long sums' count (and one fewer, for the table).
+my @long_sizes = ($long_from, $long_from + $long_from / 2);
+($code, $out, $err) = run($model, '--moduli', $long - 1 . " $long", '--sizes', "@long_sizes", '--trials', 2,
+                          '--expect', "$long uniform wide subnormal tiny rowscale huge");
+($lines) = pass_on("$long moduli", $code, $out, $err);
+ok($lines >= 24 && $code == 0, "the model at n = @long_sizes: exit $code, $lines checks") or diag($err);
+
+# The control: the mixed family is beyond the default counts.
 ($code, $out, $err) = run($model, '--moduli', $default, '--sizes', '2 3 5', '--trials', 2, '--expect', "$default mixed");
 like($out, qr/^not ok \d+ - mixed inputs, $default moduli/m, "the control: mixed inputs fail at $default moduli")
     or diag($out . $err);
 is($code, 1, 'the control: the model exits 1 when a check fails');
+($code, $out, $err) = run($model, '--moduli', $long, '--sizes', $long_from, '--trials', 1, '--expect', "$long mixed");
+like($out, qr/^not ok \d+ - mixed inputs, $long moduli/m, "the control: mixed inputs fail at $long moduli, n = $long_from")
+    or diag($out . $err);
 
 # The cases a GPU step is matched against, bit for bit: A, B and the model's C per family and n.
 my $cases = "obj/ozaki_cases_$$";
@@ -65,7 +80,7 @@ system('rm', '-rf', $cases);
 
 # On a GPU: step 16 computes what the model computes. Its C equals the model's bit for bit on
 # every family (mixed too: the same arithmetic, outside the bound), at n = 1 ... 257; the step
-# is built with the default count, as the cases are.
+# and the cases take the default count for n (n = 257: the long sums' count).
 my $step = 'step16_ozaki_int8/step16';
 SKIP: {
     my ($has_gpu, $info) = gpu_available();

@@ -7,6 +7,8 @@
  *   2. ozaki_to_float rounds once, to nearest: against a long double conversion (exact for
  *      m < 2^64), normal, subnormal and overflowing results;
  *   3. the plan keeps k 2^(alpha + beta) below P / 2, and takes the largest such alpha + beta;
+ *      the GPU's forms of the residue (32-bit) and of the reconstruction (32-bit limbs) equal the
+ *      reference forms bit for bit;
  *   4. the errors: for each input family of the harness, n and number of moduli, the largest
  *      componentwise error |c - ab| / (|A| |B|) against the fp32 bound of common/check.c, beside a
  *      plain FP32 loop (one rounding per multiply-add, as an FP32 GEMM does). Which families
@@ -18,7 +20,7 @@
  *   --trials T      matrices per family and n (default 2, at most 1000)
  *   --expect "N f1 f2 ..."  a TAP line per family: within the bound at N moduli, every n
  *   --save-cases DIR  write, for each family and n of the table, the first trial's A and B and the
- *                     model's C at the default count (OZAKI_DEFAULT_MODULI) as
+ *                     model's C at the default count for n (ozaki_default_moduli) as
  *                     DIR/FAMILY_nN/a.npy, b.npy and c_model.npy: a GPU step that computes Ozaki
  *                     scheme II as common/ozaki.h defines it must give that C bit for bit
  * Exit 0, 1 when a line failed, 2 on bad usage. */
@@ -161,11 +163,11 @@ static double comp_err(const float *a, const float *b, const float *c, int n)
     return worst;
 }
 
-/* --save-cases: A, B and the model's C at the default count, for a GPU step to match bit for bit. */
+/* --save-cases: A, B and the model's C at the default count for n (ozaki_default_moduli), for a GPU step to match bit for bit. */
 static void save_case(const char *dir, enum input_dist dist, const float *a, const float *b, int n)
 {
     struct ozaki_plan plan;
-    if (ozaki_plan_make(OZAKI_DEFAULT_MODULI, n, &plan) != 0)
+    if (ozaki_plan_make(ozaki_default_moduli(n), n, &plan) != 0)
         return;
     float *c = checked_calloc((size_t)n * n, sizeof *c);
     ozaki_model(a, b, c, n, &plan, NULL);
@@ -278,6 +280,96 @@ static void check_to_float(void)
        "cases, subnormals and overflow among them)", checked - wrong, checked);
 }
 
+/* A random 128-bit number below 2^bits (bits 1 ... 127), its top bit set. */
+static ozaki_u128 rand_bits(uint64_t *state, int bits)
+{
+    ozaki_u128 m = 0;
+    for (int i = 0; i < 5; i++)
+        m = (m << 31) ^ rand31(state);
+    m = (m << 31) ^ rand31(state);
+    m &= ((ozaki_u128)1 << bits) - 1;
+    return m | (ozaki_u128)1 << (bits - 1);
+}
+
+/* Check 4: what the GPU runs equals the 128-bit reference, bit for bit: ozaki_residue32 equals
+ * ozaki_residue below 2^32; ozaki_reconstruct_limbs equals ozaki_reconstruct on random residues
+ * and on integers made to be hard to round (ties to even, a tie broken only by the lowest bit of
+ * a number longer than 64 bits), both signs, exponents from subnormal to overflow, every count. */
+static void check_limbs(void)
+{
+    uint64_t state = 29;
+    long checked = 0, wrong = 0;
+    for (int l = 0; l < OZAKI_MAX_MODULI; l++)
+        for (int t = 0; t < 20000; t++) {
+            const int64_t u = t < 4 ? (int64_t[]){0, 1, 0xffffffffll, 0x80000000ll}[t]
+                                    : (int64_t)(((uint64_t)rand31(&state) << 1 ^ rand31(&state)) & 0xffffffffu);
+            for (int sign = 0; sign < 2; sign++) {
+                const int64_t v = sign ? -u : u;
+                checked++;
+                wrong += ozaki_residue32(v, ozaki_modulus(l)) != ozaki_residue(v, ozaki_modulus(l));
+            }
+        }
+    ok(wrong == 0, "ozaki_residue32 equals ozaki_residue below 2^32: %ld of %ld values, every modulus",
+       checked - wrong, checked);
+    checked = wrong = 0;
+    for (int l = 0; l < OZAKI_MAX_MODULI; l++) {
+        const int p = ozaki_modulus(l);
+        const uint32_t magic = ozaki_mod_magic(p);
+        for (int64_t t = 0; t < 400000; t++) {
+            /* every v near 0 and near the ends +-(2^31 - 1), random ones between */
+            const int64_t v = t < 100000 ? t - 50000 : t < 200000 ? 2147483647 - (t - 100000)
+                            : t < 300000 ? -2147483647 + (t - 200000)
+                                         : (int64_t)((uint64_t)rand31(&state) << 1 ^ rand31(&state)) - 2147483648ll;
+            if (v < -2147483647)
+                continue;
+            checked++;
+            wrong += ozaki_mod((int)v, p, magic) != (int)(((v % p) + p) % p);
+        }
+    }
+    ok(wrong == 0, "ozaki_mod (no division) equals v mod p for |v| < 2^31: %ld of %ld values, every modulus",
+       checked - wrong, checked);
+    checked = wrong = 0;
+    for (int count = 2; count <= OZAKI_MAX_MODULI; count++) {
+        struct ozaki_plan plan;
+        if (ozaki_plan_make(count, 1000, &plan) != 0)
+            continue;
+        const ozaki_u128 P = ozaki_u128_make(plan.P_lo, plan.P_hi);
+        int log2_P = 0;
+        while (((ozaki_u128)1 << (log2_P + 1)) <= P)
+            log2_P++;
+        for (int t = 0; t < 150000; t++) {
+            int r[OZAKI_MAX_MODULI];
+            const int e = (int)(rand31(&state) % 460) - 300;
+            if (t % 2 == 0) {
+                for (int l = 0; l < count; l++) {
+                    const int p = plan.p[l], kind = t / 2 % 4;
+                    r[l] = kind == 0 ? (int)(rand31(&state) % p) : kind == 1 ? 0 : kind == 2 ? p - 1
+                                                                                     : (int)(rand31(&state) % 3);
+                }
+            } else {
+                /* An integer m < P / 2 of a random length, signed, made a tie or a near tie half the time. */
+                const int bits = 1 + (int)(rand31(&state) % (uint32_t)(log2_P - 1));
+                ozaki_u128 m = rand_bits(&state, bits);
+                if (bits > 26 && t % 4 == 1) {
+                    const int below = bits - 25; /* bits under the 24 kept and the rounding bit */
+                    m = (m >> (below + 1) << 1 | 1) << below;
+                    if (rand31(&state) % 2)
+                        m |= 1; /* just above the tie, by the last bit */
+                }
+                const ozaki_u128 x = rand31(&state) % 2 ? P - m : m;
+                for (int l = 0; l < count; l++)
+                    r[l] = (int)(x % (ozaki_u128)plan.p[l]);
+            }
+            const float want = ozaki_reconstruct(&plan, r, e), got = ozaki_reconstruct_limbs(&plan, r, OZAKI_MAX_MODULI, e);
+            checked++;
+            if (memcmp(&want, &got, sizeof got) != 0)
+                wrong++;
+        }
+    }
+    ok(wrong == 0, "ozaki_reconstruct_limbs equals ozaki_reconstruct: %ld of %ld (2 ... %d moduli; random residues, "
+       "ties and near ties, both signs, 2^-300 ... 2^159)", checked - wrong, checked, OZAKI_MAX_MODULI);
+}
+
 /* Check 3: the plan's condition, and that one more bit would break it. */
 static void check_plans(void)
 {
@@ -367,6 +459,7 @@ int main(int argc, char **argv)
     check_crt();
     check_to_float();
     check_plans();
+    check_limbs();
 
     /* The table: worst componentwise error over the trials, in units of the fp32 bound. */
     printf("# worst componentwise error / fp32 bound (<= 1 passes); 'loop': a plain FP32 loop\n");

@@ -393,19 +393,21 @@ ok(sum(wrong[k] * p15.THREADS[k] for k in wrong) > p15.REGISTER_FILE,
 # ---- step 16's remainder theorem (tc_ozaki): the moduli and the plan are common/ozaki.h's ----
 oz = source("common/ozaki.h")
 ok(p16.MODULI == [int(m) for m in re.findall(r"(?:case \d+|default): return (\d+);", oz)]
-   and f"#define OZAKI_DEFAULT_MODULI {p16.DEFAULT_COUNT}" in oz,
-   "tc_ozaki: the moduli and the default count drawn are common/ozaki.h's")
+   and f"#define OZAKI_DEFAULT_MODULI_SHORT {p16.DEFAULT_SHORT}" in oz
+   and f"#define OZAKI_DEFAULT_MODULI_LONG {p16.DEFAULT_LONG}" in oz and f"#define OZAKI_LONG_SUMS {p16.LONG_SUMS}" in oz,
+   "tc_ozaki: the moduli and the default counts drawn are common/ozaki.h's")
 p1, p2, row, col = p16.EXAMPLE
 cells = {(x % p1, x % p2) for x in range(p1 * p2)}
 ok(len(cells) == p1 * p2 and p16.crt([22 % p1, 22 % p2], [p1, p2]) == 22 == sum(a * b for a, b in zip(row, col)),
    "tc_ozaki: every number below 63 has a cell of its own, and the remainders 1 and 4 give 22 back")
 ok(all(p16.crt([x % p for p in p16.MODULI[:4]], p16.MODULI[:4]) == x for x in (0, 1, 12345, 2 ** 31 - 1)),
    "tc_ozaki: the remainder theorem of four moduli gives numbers back")
-P, alpha, beta = p16.plan(10, 8192)
-ok((alpha, beta) == (32, 33) and 8192 * 2 ** (alpha + beta) < P // 2 <= 8192 * 2 ** (alpha + beta + 1),
-   "tc_ozaki: at n = 8192 and 10 moduli the plan's alpha and beta are 32 and 33, as step 16's README says, the largest "
+P, alpha, beta = p16.plan(p16.default_count(8192), 8192)
+ok(p16.default_count(8192) == 8 and (alpha, beta) == (24, 25)
+   and 8192 * 2 ** (alpha + beta) < P // 2 <= 8192 * 2 ** (alpha + beta + 1),
+   "tc_ozaki: at n = 8192 (8 moduli) the plan's alpha and beta are 24 and 25, as step 16's README says, the largest "
    "that keep k 2^(alpha + beta) below P / 2")
-ok("alpha = 32, beta = 33" in source("step16_ozaki_int8/README.md").replace("α = 32 and β = 33", "alpha = 32, beta = 33"),
+ok("alpha = 24, beta = 25" in source("step16_ozaki_int8/README.md").replace("α = 24 and β = 25", "alpha = 24, beta = 25"),
    "tc_ozaki: step 16's README gives the same alpha and beta")
 
 # ---- the pictures: drawn, and the same bytes twice ----
@@ -432,7 +434,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ok("full[1] phase 0" in svg["tc_pipeline"] and "empty[0] phase 1" in svg["tc_pipeline"]
        and "Not measured: the order, not the durations." in svg["tc_pipeline"],
        "tc_pipeline names each barrier's phase and says its durations are not measured")
-    ok("22" in svg["tc_ozaki"] and "alpha = 32, beta = 33" in svg["tc_ozaki"],
+    ok("22" in svg["tc_ozaki"] and "alpha = 24, beta = 25" in svg["tc_ozaki"],
        "tc_ozaki marks the worked example and states the plan")
     ok("not to scale" in svg["tc_fused"] and "split A1" in svg["tc_fused"],
        "tc_fused says its timeline is a schematic, not a measurement")
