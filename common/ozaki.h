@@ -54,6 +54,7 @@ OZAKI_HD int ozaki_default_moduli(int k)
 struct ozaki_plan {
     int count;                    /* moduli used */
     int p[OZAKI_MAX_MODULI];      /* the moduli */
+    uint32_t magic[OZAKI_MAX_MODULI]; /* ozaki_mod_magic(p[l]): remainders without a division */
     int alpha, beta;              /* bits of A' and of B' (beyond the sign) */
     uint64_t q_lo[OZAKI_MAX_MODULI], q_hi[OZAKI_MAX_MODULI]; /* q_l, two 64-bit halves */
     uint64_t P_lo, P_hi;          /* P */
@@ -65,14 +66,37 @@ OZAKI_HD ozaki_u128 ozaki_u128_make(uint64_t lo, uint64_t hi)
     return ((ozaki_u128)hi << 64) | lo;
 }
 
-/* e with 2^(e - 1) <= m < 2^e, for the largest magnitude m of a row or column (0: e = 0). */
+/* The count of significant bits of a nonzero 32-bit number. */
+OZAKI_HD int ozaki_bit_length(uint32_t x)
+{
+#ifdef __CUDA_ARCH__
+    return 32 - __clz((int)x);
+#else
+    return 32 - __builtin_clz(x);
+#endif
+}
+
+/* e with 2^(e - 1) <= m < 2^e, for the largest magnitude m of a row or column (0: e = 0), read
+ * from the float's bits (frexp's e, in a few integer instructions): a normal m = 1.f 2^(E - 127)
+ * has e = E - 126, a subnormal m = f 2^-149 the bit length of f less 149. */
 OZAKI_HD int ozaki_exponent(float m)
 {
     if (!(m > 0.0f) || !isfinite(m))
         return 0;
-    int e;
-    frexp((double)m, &e); /* m = f 2^e, f in [0.5, 1) */
-    return e;
+    uint32_t bits;
+    memcpy(&bits, &m, 4);
+    const int biased = (int)(bits >> 23);
+    return biased ? biased - 126 : ozaki_bit_length(bits) - 149;
+}
+
+/* 2^s as a double, built from its bits, for s in -1022 ... 1023 (a scale 2^(alpha - e) lies in
+ * -75 ... 201). */
+OZAKI_HD double ozaki_pow2(int s)
+{
+    const uint64_t bits = (uint64_t)(s + 1023) << 52;
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
 }
 
 /* x scale rounded to the nearest integer (ties to even), exactly: scale is a power of two (a
@@ -86,7 +110,7 @@ OZAKI_HD int64_t ozaki_scaled_by(float x, double scale)
 
 OZAKI_HD int64_t ozaki_scaled(float x, int shift)
 {
-    return ozaki_scaled_by(x, ldexp(1.0, shift));
+    return ozaki_scaled_by(x, ozaki_pow2(shift));
 }
 
 /* The moduli, pairwise coprime, each at most 256 so that a symmetric residue fits INT8; the
@@ -152,7 +176,11 @@ OZAKI_HD uint32_t ozaki_mod_magic(int p)
 OZAKI_HD int ozaki_mod(int v, int p, uint32_t magic)
 {
     const uint32_t u = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+#ifdef __CUDA_ARCH__
+    const uint32_t q = __umulhi(u, magic) >> 7; /* the high word: no 64-bit register pair */
+#else
     const uint32_t q = (uint32_t)(((uint64_t)u * magic) >> 39);
+#endif
     const int r = (int)(u - q * (uint32_t)p); /* |v| mod p */
     return v < 0 && r ? p - r : r;
 }
@@ -231,12 +259,11 @@ OZAKI_HD float ozaki_reconstruct_limbs(const struct ozaki_plan *plan, const int 
 {
     /* x = sum r_l q_l, limb by limb: each column below 14 * 255 * 2^32 < 2^44. most (at least
      * plan->count, a constant where the function is inlined) lets a compiler unroll the loop and
-     * keep r in registers. */
+     * keep r in registers; past plan->count q_l is 0 (ozaki_plan_make), so r[l] adds nothing. */
     uint64_t acc[4] = {0, 0, 0, 0};
     for (int l = 0; l < most; l++)
-        if (l < plan->count)
-            for (int i = 0; i < 4; i++)
-                acc[i] += (uint64_t)(uint32_t)r[l] * ozaki_limb(plan->q_lo[l], plan->q_hi[l], i);
+        for (int i = 0; i < 4; i++)
+            acc[i] += (uint64_t)(uint32_t)r[l] * ozaki_limb(plan->q_lo[l], plan->q_hi[l], i);
     uint32_t x[4];
     uint64_t carry = 0;
     for (int i = 0; i < 4; i++) {
@@ -277,8 +304,9 @@ OZAKI_HD float ozaki_reconstruct_limbs(const struct ozaki_plan *plan, const int 
     const int top = bits - 1 + e; /* m 2^e in [2^top, 2^(top + 1)) */
     if (top < -126 || top > 126)
         return ozaki_to_float(m, negative, e);
+    /* The top 64 bits (m < P / 2 < 2^112: shift below 48), in 64-bit shifts. */
     const int shift = bits > 64 ? bits - 64 : 0;
-    const uint64_t v = shift ? (uint64_t)(m >> shift) | (uint64_t)((m & (((ozaki_u128)1 << shift) - 1)) != 0) : lo;
+    const uint64_t v = shift ? (hi << (64 - shift)) | (lo >> shift) | (uint64_t)((lo << (64 - shift)) != 0) : lo;
 #ifdef __CUDA_ARCH__
     const float f = __ull2float_rn(v);
 #else
@@ -314,11 +342,13 @@ static inline int ozaki_plan_make(int count, int k, struct ozaki_plan *plan)
             y++;
         const ozaki_u128 q = M * (ozaki_u128)y % P;
         plan->p[l] = p;
+        plan->magic[l] = ozaki_mod_magic(p);
         plan->q_lo[l] = (uint64_t)q;
         plan->q_hi[l] = (uint64_t)(q >> 64);
     }
     for (int l = count; l < OZAKI_MAX_MODULI; l++) {
         plan->p[l] = 1;
+        plan->magic[l] = 0;
         plan->q_lo[l] = plan->q_hi[l] = 0;
     }
     plan->P_lo = (uint64_t)P;

@@ -133,7 +133,7 @@ __global__ static void col_maxima(const float *b, size_t ldb, int n, unsigned *c
 /* The power of two that scales a row (or column) whose largest magnitude has these bits. */
 __device__ static __forceinline__ double row_scale(unsigned max_bits, int bits)
 {
-    return ldexp(1.0, bits - ozaki_exponent(__uint_as_float(max_bits)));
+    return ozaki_pow2(bits - ozaki_exponent(__uint_as_float(max_bits)));
 }
 
 /* v mod p as a byte: one 32-bit remainder when the scaled values have at most 31 bits (narrow:
@@ -223,7 +223,7 @@ __global__ static void __launch_bounds__(256) residues_bt(const float *b, size_t
  * cover all planes stacked (row l * padded + i). */
 __global__ static void __launch_bounds__(THREADS, 1)
     residue_products(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap bt_map,
-                     uint8_t *r, int padded)
+                     uint8_t *r, int padded, const struct ozaki_plan plan)
 {
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
@@ -282,8 +282,11 @@ __global__ static void __launch_bounds__(THREADS, 1)
         wgmma_fence_operand_int(&acc[i]);
 
     /* The sums mod p, as bytes in [0, p). Layout as step 13's epilogue. */
-    const int p = ozaki_modulus(l);
-    const uint32_t magic = ozaki_mod_magic(p); /* p is the block's, known only at run time */
+    /* The block's modulus, known only at run time: its magic number comes with the plan (a 64-bit
+     * division here would be a subroutine call, and a call among the accumulators makes ptxas
+     * serialize the wgmmas). */
+    const int p = plan.p[l];
+    const uint32_t magic = plan.magic[l];
     const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
     const size_t plane = (size_t)padded * padded;
     uint8_t *out = r + l * plane + (size_t)(m0 + consumer * 64 + warp * 16 + lane / 4) * padded + n0 + 2 * (lane % 4);
@@ -304,10 +307,11 @@ __global__ static void reconstruct(const uint8_t *r, int padded, int n, const un
     if (j >= n)
         return;
     int res[MAX_MODULI];
-    const size_t plane = (size_t)padded * padded, at = (size_t)i * padded + j;
+    const size_t plane = (size_t)padded * padded;
+    const uint8_t *from = r + (size_t)i * padded + j; /* a pointer stepped plane by plane: one add each */
 #pragma unroll
-    for (int l = 0; l < MAX_MODULI; l++)
-        res[l] = l < plan.count ? r[l * plane + at] : 0;
+    for (int l = 0; l < MAX_MODULI; l++, from += plane)
+        res[l] = l < plan.count ? *from : 0;
     const int e = ozaki_exponent(__uint_as_float(row_max[i])) + ozaki_exponent(__uint_as_float(col_max[j])) -
                   plan.alpha - plan.beta;
     c[(size_t)i * ldc + j] = ozaki_reconstruct_limbs(&plan, res, MAX_MODULI, e);
@@ -382,7 +386,7 @@ static void launch(const struct dev_mats *m)
     residues_bt<<<dim3(padded / BT_COLS, padded / BT_K), 256, BT_SMEM>>>(m->b, m->ldb, padded, col_max, plan.beta,
                                                                          plan.count, rbt);
     residue_products<<<dim3((padded / BM) * (padded / BN), plan.count), THREADS, SMEM>>>(maps[0], maps[1], r,
-                                                                                         padded);
+                                                                                         padded, plan);
     reconstruct<<<dim3((n + 255) / 256, n), 256>>>(r, padded, n, row_max, col_max, plan, m->c, m->ldc);
     special_values_launch(m, row_special, col_special, any_special);
 }

@@ -312,6 +312,18 @@ static void check_limbs(void)
     ok(wrong == 0, "ozaki_residue32 equals ozaki_residue below 2^32: %ld of %ld values, every modulus",
        checked - wrong, checked);
     checked = wrong = 0;
+    for (uint32_t bits = 0; bits < 0x7f800000u; bits += bits < 0x10000u ? 1 : 997) {
+        float m;
+        memcpy(&m, &bits, 4); /* every positive subnormal below 2^-133, then every 997th float to the largest */
+        int e;
+        frexp((double)m, &e);
+        checked++;
+        wrong += ozaki_exponent(m) != (m > 0.0f ? e : 0) || ozaki_pow2(e) != ldexp(1.0, e);
+    }
+    ok(wrong == 0 && ozaki_exponent(INFINITY) == 0 && ozaki_exponent(NAN) == 0 && ozaki_exponent(0x1p-149f) == -148 &&
+       ozaki_exponent(0x1.fffffep127f) == 128, "ozaki_exponent (from the bits) equals frexp's exponent, ozaki_pow2 ldexp's "
+       "power: %ld of %ld floats, subnormal to the largest", checked - wrong, checked);
+    checked = wrong = 0;
     for (int l = 0; l < OZAKI_MAX_MODULI; l++) {
         const int p = ozaki_modulus(l);
         const uint32_t magic = ozaki_mod_magic(p);
@@ -338,7 +350,7 @@ static void check_limbs(void)
         while (((ozaki_u128)1 << (log2_P + 1)) <= P)
             log2_P++;
         for (int t = 0; t < 150000; t++) {
-            int r[OZAKI_MAX_MODULI];
+            int r[OZAKI_MAX_MODULI] = {0};
             const int e = (int)(rand31(&state) % 460) - 300;
             if (t % 2 == 0) {
                 for (int l = 0; l < count; l++) {
