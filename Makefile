@@ -94,7 +94,7 @@ HEADERS := $(wildcard common/*.h common/device/*.h)
 .PHONY: all build help test clean versions gpu-info all-archs $(foreach d,$(STEP_DIRS),$(call step_program,$(d)))
 .DEFAULT_GOAL := all
 
-all build: $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose obj/gpu_info
+all build: $(PROGRAMS) cublas/cublas cublas/int8_gemm cpu/cpu_gemm transpose/transpose obj/gpu_info
 
 help:
 	@echo "make                 build every program (no GPU needed to build)"
@@ -176,6 +176,13 @@ moduli: $(addprefix obj/moduli/step16_m,$(MODULI_COUNTS))
 obj/cublas.o: cublas/cublas.cu $(HEADERS) $(ARCH_STAMP) | obj
 	$(NVCC) $(NVCCFLAGS) -DSTEP_ARCHS='"$(call archs_of,$(ARCH_FLAGS))"' -c $< -o $@
 cublas/cublas: obj/cublas.o $(HARNESS)
+	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS) -lcublas
+
+# cuBLAS's INT8 GEMM: step 16's products' ceiling (make int8-gemm measures it).
+obj/int8_gemm.o: cublas/int8_gemm.cu $(HEADERS) $(ARCH_STAMP) | obj
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+cublas/int8_gemm: obj/int8_gemm.o $(HARNESS)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS) -lcublas
 
 # The development versions in a step's versions/ folder (the step as it was before it became
@@ -365,4 +372,4 @@ include cutlass/cutlass.mk
 include multigpu/multigpu.mk
 
 clean:
-	rm -rf obj $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose multigpu/multigpu
+	rm -rf obj $(PROGRAMS) cublas/cublas cublas/int8_gemm cpu/cpu_gemm transpose/transpose multigpu/multigpu

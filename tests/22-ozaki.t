@@ -104,6 +104,22 @@ SKIP: {
     system('rm', '-rf', $cases);
 }
 
+# cuBLAS's INT8 GEMM, the products' ceiling (cublas/int8_gemm): usage, and on a GPU exact sums.
+my $int8 = 'cublas/int8_gemm';
+($code, $out, $err) = run($int8, '--help');
+ok($code == 0 && $out =~ /^usage: cublas\/int8_gemm/, "$int8 --help: exit 0 and its usage");
+for my $bad (['--sizes', '7'], ['--sizes', '0'], ['--sizes', 'abc'], ['--reps', '0'], ['--bogus']) {
+    ($code, $out, $err) = run($int8, @$bad);
+    ok($code == 2 && $err =~ /\Aint8_gemm: [^\n]+\n\z/, "$int8 @$bad: exit 2 and one line") or diag("exit $code: $err");
+}
+SKIP: {
+    my ($has_gpu, $info) = gpu_available();
+    skip("no GPU: $info", 1) unless $has_gpu;
+    ($code, $out, $err) = run($int8, '--sizes', '4 100 1000', '--reps', 2);
+    ok($code == 0 && (() = $out =~ /: exact$/mg) == 3, "$int8 at n = 4, 100, 1000: every checked sum exact")
+        or diag("exit $code: $out$err");
+}
+
 # Bad usage: one line, exit 2.
 for my $bad (['--sizes', '0'], ['--sizes', '5000'], ['--sizes', '7x'], ['--moduli', '15'], ['--trials', 'abc']) {
     ($code, $out, $err) = run($model, @$bad);
