@@ -149,6 +149,8 @@ class Results:
                 f"{self.slug}-versions.csv", "a development version", program=p, n=n)[column]),
             "moduli": lambda p, n, column="kernel_ms", dist="uniform": float(self.find(
                 f"{self.slug}-moduli.csv", "the moduli sweep", program=p, n=n, dist=dist)[column]),
+            "int8": lambda n, column="tops": float(self.find(
+                f"{self.slug}-int8-gemm.csv", "cuBLAS's INT8 GEMM", program="cublas_int8", n=n)[column]),
             "rounding": lambda p, n, dist, column="max_comp_err": float(self.find(
                 f"{self.slug}-tf32-rounding.csv", "TF32 truncated against rounded", program=p, n=n, dist=dist)[column]),
             "config": lambda program, name, n, column="gflops": float(self.find(

@@ -31,6 +31,9 @@ for my $f (glob "results/*.csv") {
     } elsif ($f =~ /-multigpu(-[a-z]+)?\.csv$/) {
         like($header, qr/^date,command,algo,local,n,gpus,grid,panel,device,ms,tflops,comm_ms,gemm_ms,/,
              "$f has the multi-GPU chapter's columns");
+    } elsif ($f =~ /-int8-gemm\.csv$/) {
+        like($header, qr/^date,command,program,n,device,kernel_ms,tops,reps,rows_checked,status\b/,
+             "$f has cuBLAS's INT8 GEMM's columns");
     } elsif ($f =~ /-tile-sweep\.csv$/) {
         like($header, qr/^date,command,kernel,tile,threads_per_block,n,device,kernel_ms,gflops/,
              "$f has the tile sweep's columns");
