@@ -185,18 +185,24 @@ OZAKI_HD int ozaki_mod(int v, int p, uint32_t magic)
     return v < 0 && r ? p - r : r;
 }
 
+/* The count of significant bits of a nonzero 128-bit number. */
+OZAKI_HD int ozaki_bit_length128(ozaki_u128 m)
+{
+    const uint64_t hi = (uint64_t)(m >> 64), lo = (uint64_t)m;
+#ifdef __CUDA_ARCH__
+    return hi ? 128 - __clzll((long long)hi) : 64 - __clzll((long long)lo);
+#else
+    return hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll(lo);
+#endif
+}
+
 /* m 2^e rounded once to FP32 (to nearest, ties to even): subnormal results rounded to their
  * own precision, overflow to infinity. */
 OZAKI_HD float ozaki_to_float(ozaki_u128 m, int negative, int e)
 {
     if (m == 0)
         return 0.0f;
-    const uint64_t hi = (uint64_t)(m >> 64), lo = (uint64_t)m;
-#ifdef __CUDA_ARCH__
-    const int bits = hi ? 128 - __clzll((long long)hi) : 64 - __clzll((long long)lo);
-#else
-    const int bits = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll(lo);
-#endif
+    const int bits = ozaki_bit_length128(m);
     const int top = bits - 1 + e; /* m 2^e lies in [2^top, 2^(top + 1)) */
     if (top > 127)
         return negative ? -INFINITY : INFINITY;
@@ -296,11 +302,7 @@ OZAKI_HD float ozaki_reconstruct_limbs(const struct ozaki_plan *plan, const int 
     if (m == 0)
         return 0.0f;
     const uint64_t hi = (uint64_t)(m >> 64), lo = (uint64_t)m;
-#ifdef __CUDA_ARCH__
-    const int bits = hi ? 128 - __clzll((long long)hi) : 64 - __clzll((long long)lo);
-#else
-    const int bits = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll(lo);
-#endif
+    const int bits = ozaki_bit_length128(m);
     const int top = bits - 1 + e; /* m 2^e in [2^top, 2^(top + 1)) */
     if (top < -126 || top > 126)
         return ozaki_to_float(m, negative, e);
