@@ -6,7 +6,6 @@
 #include "args.h"
 #include "cublas_check.h"
 #include "gpu.h"
-#include "timing.h"
 
 #include <cublas_v2.h>
 #include <stdint.h>
@@ -27,6 +26,24 @@ static void usage(FILE *to)
                 "kernel ms (median of R launches after a warm-up, default 10) and tera-operations per second\n"
                 "(2 n^3 / time), the result checked exactly on %d rows. --csv: one row per n with a header.\n",
                 MAX_N, CHECKED_ROWS);
+}
+
+/* The operands of the product being timed: time_kernel (common/gpu.c) takes a launch of
+ * float matrices, so the bytes wait here and the launch reads n from its argument. */
+static cublasHandle_t handle;
+static const int8_t *op_a, *op_bt;
+static int32_t *op_c;
+
+/* As step 16's products: both operands K-major, A (row i: a_i0 ... a_ik) and Bt (row j: b_0j ...
+ * b_kj), C = A Bt^T row-major. cuBLAS is column-major: row-major C is C^T there, C^T = Bt A^T,
+ * with row-major Bt read as its transpose (CUBLAS_OP_T) and row-major A as A^T (CUBLAS_OP_N):
+ * the "TN" layout its INT8 kernels are built for. */
+static void gemm_int8(const struct dev_mats *m)
+{
+    const int32_t one = 1, zero = 0;
+    CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m->n, m->n, m->n, &one, op_bt, CUDA_R_8I, m->n,
+                              op_a, CUDA_R_8I, m->n, &zero, op_c, CUDA_R_32I, m->n, CUBLAS_COMPUTE_32I,
+                              CUBLAS_GEMM_DEFAULT));
 }
 
 /* Bytes from a fixed generator, so that every run multiplies the same matrices. */
@@ -61,6 +78,8 @@ int main(int argc, char **argv)
         }
     }
     char words[256];
+    if (strlen(size_text) >= sizeof words)
+        usage_error(PROGRAM, "--sizes is longer than %zu characters", sizeof words - 1);
     snprintf(words, sizeof words, "%s", size_text);
     for (char *w = strtok(words, " ,"); w; w = strtok(NULL, " ,")) {
         long n;
@@ -75,7 +94,6 @@ int main(int argc, char **argv)
     struct gpu_device dev;
     gpu_open(PROGRAM, &dev);
     gpu_require(PROGRAM, &dev, 75, "INT8 tensor cores");
-    cublasHandle_t handle;
     CUBLAS_CHECK(cublasCreate(&handle));
     char date[32];
     const time_t now = time(NULL);
@@ -102,27 +120,9 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemset(dc, 0xff, 4 * bytes)); /* poison: an unwritten element shows */
-        const int32_t one = 1, zero = 0;
-        /* As step 16's products: both operands K-major, A (row i: a_i0 ... a_ik) and Bt (row j:
-         * b_0j ... b_kj), C = A Bt^T row-major. cuBLAS is column-major: row-major C is C^T there,
-         * C^T = Bt A^T, with row-major Bt read as its transpose (CUBLAS_OP_T) and row-major A as
-         * A^T (CUBLAS_OP_N): the "TN" layout its INT8 kernels are built for. */
-        cudaEvent_t start, stop;
-        CUDA_CHECK(cudaEventCreate(&start));
-        CUDA_CHECK(cudaEventCreate(&stop));
-        double *ms = (double *)malloc(sizeof(double) * reps);
-        for (int r = -1; r < reps; r++) { /* r = -1: the warm-up */
-            CUDA_CHECK(cudaEventRecord(start));
-            CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, db, CUDA_R_8I, n, da,
-                                      CUDA_R_8I, n, &zero, dc, CUDA_R_32I, n, CUBLAS_COMPUTE_32I,
-                                      CUBLAS_GEMM_DEFAULT));
-            CUDA_CHECK(cudaEventRecord(stop));
-            CUDA_CHECK(cudaEventSynchronize(stop));
-            float t;
-            CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-            if (r >= 0)
-                ms[r] = t;
-        }
+        op_a = da, op_bt = db, op_c = dc;
+        const struct dev_mats shape = {.n = n};
+        const double median = time_kernel(gemm_int8, &shape, reps); /* a warm-up, then the median */
         CUDA_CHECK(cudaMemcpy(c, dc, 4 * bytes, cudaMemcpyDeviceToHost));
         /* Exact: |sum| <= n 128^2 < 2^31 for n <= 32768. Rows spread over the matrix, every column. */
         int wrong = 0;
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
                 wrong += c[(size_t)i * n + j] != want;
             }
         }
-        const double median = median_of(ms, reps), tops = 2.0 * n * (double)n * n / (median * 1e-3) / 1e12;
+        const double tops = 2.0 * n * (double)n * n / (median * 1e-3) / 1e12;
         failed |= wrong != 0;
         if (csv)
             printf("%s,cublas/int8_gemm --sizes %d --reps %d --csv,cublas_int8,%d,%s,%.6f,%.1f,%d,%d,%s\n", date, n,
@@ -143,12 +143,10 @@ int main(int argc, char **argv)
         else
             printf("%s: cuBLAS INT8 GEMM, n = %d: %.3f ms, %.0f TOPS; %d rows checked exactly: %s\n", dev.name, n,
                    median, tops, CHECKED_ROWS, wrong ? "WRONG" : "exact");
-        free(ms), free(a), free(b), free(c);
+        free(a), free(b), free(c);
         CUDA_CHECK(cudaFree(da));
         CUDA_CHECK(cudaFree(db));
         CUDA_CHECK(cudaFree(dc));
-        CUDA_CHECK(cudaEventDestroy(start));
-        CUDA_CHECK(cudaEventDestroy(stop));
     }
     CUBLAS_CHECK(cublasDestroy(handle));
     return failed ? EXIT_INACCURATE : EXIT_PASS;
