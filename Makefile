@@ -101,6 +101,8 @@ help:
 	@echo "make $(call step_program,$(firstword $(STEP_DIRS))) .. $(call step_program,$(lastword $(STEP_DIRS)))  build that step and run it at n = 1000 (ARGS='-n 4096' to change)"
 	@echo "make cublas          build and run the ceiling, cuBLAS SGEMM, at n = 1000 (ARGS='--math tf32':"
 	@echo "                     on TF32 tensor cores)"
+	@echo "make int8-gemm       build and run cuBLAS's INT8 GEMM (cublas/int8_gemm), the ceiling of step 16's"
+	@echo "                     products, at n = 4096 and 8192 (INT8_SIZES=\"1000 16384\" for others)"
 	@echo "make gpu-info        this GPU, its shared-memory limits, and which steps will run on it"
 	@echo "make test            unit, command-line and (with a GPU) correctness tests, via prove"
 	@echo "make reproduce       measure everything the READMEs show again, on this GPU and CPU, and"
@@ -131,7 +133,8 @@ help:
 	@echo "                     PROFILE_ARGS='--math tf32'; PROGRAM=obj/versions/NAME for a development version)"
 	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
 	@echo "make regs            registers, shared memory and spills per kernel (-Xptxas -v)"
-	@echo "make diff STEP=05    the lesson: the step's source against the step before it (VERSION=step13_v2:"
+	@echo "make diff STEP=05    the lesson: the step's source against the step it builds on (the one before"
+	@echo "                     it, or the one its step_info names in .builds_on; VERSION=step13_v2:"
 	@echo "                     a development version against the one before it)"
 	@echo "make sass STEP=05    the step's machine code (cuobjdump -sass); make ptx STEP=05 its PTX"
 	@echo "make all-archs       build for each architecture in turn (sm_75 ... sm_120), as CI does"
@@ -178,7 +181,8 @@ obj/cublas.o: cublas/cublas.cu $(HEADERS) $(ARCH_STAMP) | obj
 cublas/cublas: obj/cublas.o $(HARNESS)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS) -lcublas
 
-# cuBLAS's INT8 GEMM: step 16's products' ceiling (make int8-gemm measures it).
+# cuBLAS's INT8 GEMM: step 16's products' ceiling (make int8-gemm runs it; make moduli-sweep
+# records it beside step 16).
 obj/int8_gemm.o: cublas/int8_gemm.cu $(HEADERS) $(ARCH_STAMP) | obj
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
@@ -350,6 +354,10 @@ $(2): $(1)/$(2)
 endef
 $(foreach d,$(STEP_DIRS),$(eval $(call run_rule,$(d),$(call step_program,$(d)))))
 $(eval $(call run_rule,cublas,cublas))
+INT8_SIZES ?= 4096 8192
+int8-gemm: cublas/int8_gemm
+	@./cublas/int8_gemm --sizes "$(INT8_SIZES)" || { code=$$?; [ $$code = 3 ] || [ $$code = 4 ] || exit $$code; }
+.PHONY: int8-gemm
 
 # SMEM_LIMIT=64K (or bytes) runs everything as a GPU with that much shared memory per
 # block would: every program reads MATMUL_SMEM_LIMIT.

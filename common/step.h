@@ -75,6 +75,10 @@ struct step_info {
      * bound, each with why and from where: "mixed: ...; huge: ...", NULL for a step within it on
      * all. The tests and make reproduce record and report its FAILs there, and require one. */
     const char *outside_bound;
+    /* The step whose source this one starts from, when it is not the step before it on the
+     * ladder ("step13": step 16 takes step 13's pipeline, not step 15's fused split). `make
+     * diff` reads it from the source, as the build reads exact_cc; NULL: the step before. */
+    const char *builds_on;
 };
 extern const struct step_info step_info;
 

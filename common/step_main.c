@@ -200,6 +200,7 @@ static void describe_block(const struct step_math *m, int n)
     printf("change=%s\n", step_info.change ? step_info.change : "");
     printf("fails_on_purpose=%s\n", step_info.fails_on_purpose ? step_info.fails_on_purpose : "");
     printf("outside_bound=%s\n", step_info.outside_bound ? step_info.outside_bound : "");
+    printf("builds_on=%s\n", step_info.builds_on ? step_info.builds_on : "");
 }
 
 /* --describe: every arithmetic's block (or the one --math named), blank lines between. */

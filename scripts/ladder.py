@@ -103,10 +103,28 @@ def experiments(key=None):
     return [(p, e[key]) for p, e in found.items() if key in e]
 
 
+def builds_on(binary):
+    """The step a step's source declares it starts from (`.builds_on = "step13"` in its
+    step_info, read from the source as the build reads .exact_cc), or None."""
+    try:
+        text = open(os.path.join(ROOT, binary + ".cu")).read()
+    except OSError:
+        return None
+    m = re.search(r'^\s*\.builds_on\s*=\s*"(\w+)"', text, re.M)
+    return m.group(1) if m else None
+
+
 def step_before(program):
-    """The step before this one on the ladder (the step folders' order), or None."""
-    steps = [os.path.basename(b) for b in step_binaries()]
+    """The step this one builds on: the one its source names (builds_on), else the step
+    before it on the ladder (the step folders' order); None for the first."""
+    binaries = step_binaries()
+    steps = [os.path.basename(b) for b in binaries]
     i = steps.index(program)
+    declared = builds_on(binaries[i])
+    if declared:
+        if declared not in steps[:i]:
+            raise ValueError(f"{binaries[i]}.cu: builds_on names '{declared}', which is no step before it")
+        return declared
     return steps[i - 1] if i > 0 else None
 
 

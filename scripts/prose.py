@@ -367,6 +367,145 @@ def lint(text, where, exempt):
     return problems + command_problems(text, where)
 
 
+# Words about how the work was organised, which a lesson page never needs: a student reads
+# about GPUs and numbers. (pattern, what to write instead)
+PROCESS_WORDS = [
+    (r"\bruns? \d+(?:\s*(?:,|and|to|-|–|\.\.\.|…)\s*\d+)*\b(?! ?(?:times|x|ms|%|GB|MB|KB|bytes|launches|rounds))",
+     "a development run's number: give the measurement and its log, not the run"),
+    (r"\bdrafts?\b", "a draft: say what the code does now; its history goes to results/"),
+    (r"\bdevice tool\b", "the tool that lent the GPU: name the GPU"),
+    (r"\bdevelopment machine\b", "name the machine (its CPU, its GPU)"),
+    (r"\bwe had\b", "say what is, not what we had"),
+    (r"\bgoals? (?:this|the) step was built for\b", "give the measurement and the ceiling it is held against"),
+    (r"\bsessions?\b", "a working session: say what was measured, when and where"),
+    (r"\bissue #?\d+", "an issue of the tracker: a page speaks about GPUs and numbers"),
+]
+
+
+# Section titles of a lab notebook: what was tried, in which order, and how it was checked.
+PROCESS_HEADINGS = re.compile(r"^#+\s.*\b(How it got there|Checked|Development|Dev runs)\b", re.I | re.M)
+
+
+def process_problems(text, where):
+    """Process words in a page's prose (code, comments and generated tables left out), and
+    sections titled as a lab notebook's."""
+    problems = [f"{where}:{text.count(chr(10), 0, m.start()) + 1}: a section titled '{m.group(1)}': a lesson "
+                "teaches what is; how it was developed goes to results/, with a one-line link"
+                for m in PROCESS_HEADINGS.finditer(text)]
+    for i, line in prose_lines(text):
+        for pattern, instead in PROCESS_WORDS:
+            m = re.search(pattern, line, re.I)
+            if m:
+                problems.append(f"{where}:{i}: '{m.group(0)}': {instead}")
+    return problems
+
+
+WORD_LIMIT = 3000  # rendered words in a lesson page: a step's README or a chapter's
+
+
+def rendered_words(text):
+    """The words a reader sees: HTML comments (the markers' expressions) and link and
+    image targets dropped, a word being a whitespace-separated token with a letter or
+    digit in it (a table's bars are not words; its cells are)."""
+    text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"</?[a-zA-Z][^>]*>", " ", text)
+    return sum(1 for w in text.split() if re.search(r"\w", w))
+
+
+def github_anchor(heading):
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation dropped, spaces
+    as hyphens."""
+    text = heading.strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def glossary_anchors(root):
+    return {github_anchor(m.group(1)) for m in
+            re.finditer(r"^#+\s+(.*)$", open(os.path.join(root, "GLOSSARY.md")).read(), re.M)}
+
+
+def read_terms(path):
+    """[(pattern, anchor)] from tests/glossary_terms.txt: 'regex | anchor | ...'."""
+    out = []
+    for n, line in enumerate(open(path), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in re.split(r"\s\|\s", line)]  # a regex's own bars have no spaces
+        if len(parts) < 2 or not parts[0] or not parts[1]:
+            raise ValueError(f"{path}:{n}: expected 'regex | glossary anchor', got: {line.strip()}")
+        out.append((parts[0], parts[1]))
+    return out
+
+
+def glossary_problems(text, where, anchors, terms):
+    """Links into GLOSSARY.md that lead nowhere, and glossary terms a page uses in its prose
+    without linking their entry once (or with no entry to link)."""
+    problems = []
+    for m in re.finditer(r"GLOSSARY\.md#([\w-]+)", text):
+        if m.group(1) not in anchors:
+            problems.append(f"{where}:{text.count(chr(10), 0, m.start()) + 1}: GLOSSARY.md#{m.group(1)}: no such "
+                            "entry in the glossary")
+    linked = set(re.findall(r"GLOSSARY\.md#([\w-]+)", text))
+    prose = "\n".join(line for _, line in prose_lines(text))
+    for pattern, anchor in terms:
+        if anchor not in anchors:
+            problems.append(f"tests/glossary_terms.txt: '{pattern}' points to #{anchor}, which the glossary lacks")
+            continue
+        m = re.search(pattern, prose)
+        if m and anchor not in linked:
+            line = prose.count("\n", 0, m.start()) + 1
+            problems.append(f"{where}:{line}: '{m.group(0)}' is a glossary term: link GLOSSARY.md#{anchor} once")
+    return problems
+
+
+def lesson_page(path, root):
+    """A step's README or a chapter's (not the top README, the glossary or results/)."""
+    rel = os.path.relpath(path, root)
+    return os.path.dirname(rel) not in ("", "results") and rel.endswith("README.md")
+
+
+def page_problems(text, path, root, anchors, terms):
+    """What the page checks add to the numbers' checks: process words (every page but
+    results/'s), glossary terms (every page but the glossary and results/'s), the word limit
+    (lesson pages) and the top README's shape."""
+    where = os.path.relpath(path, root)
+    if where.startswith("results" + os.sep):
+        return []
+    problems = process_problems(text, where)
+    if where != "GLOSSARY.md":
+        problems += glossary_problems(text, where, anchors, terms)
+    if lesson_page(path, root) and rendered_words(text) > WORD_LIMIT:
+        problems.append(f"{where}: {rendered_words(text)} rendered words, over the lesson limit of {WORD_LIMIT}")
+    if where == "README.md":
+        problems += top_readme_problems(text)
+    return problems
+
+
+TOP_LINES, TOP_OPENING_WORDS, TOP_START_HERE_LINE = 350, 80, 30
+
+
+def top_readme_problems(text):
+    """The top README is an entry point: a short opening, a table of contents, "Start here"
+    near the top, and a length a reader can take in."""
+    problems = []
+    lines = text.split("\n")
+    if len(lines) > TOP_LINES:
+        problems.append(f"README.md: {len(lines)} lines, over the entry point's {TOP_LINES}")
+    start = next((i for i, l in enumerate(lines, 1) if re.match(r"#+\s+Start here", l)), None)
+    if start is None or start > TOP_START_HERE_LINE:
+        problems.append(f"README.md: 'Start here' must be a heading within the first {TOP_START_HERE_LINE} lines")
+    body = text.split("\n## ", 1)[0].split("\n", 1)[-1]  # between the title and the first section
+    opening = body.split("\n\n## ")[0]
+    opening = re.split(r"\n\s*\n(?=\s*(?:\*\*Contents|- \[))", opening)[0]
+    if rendered_words(opening) > TOP_OPENING_WORDS:
+        problems.append(f"README.md: the opening has {rendered_words(opening)} words, over {TOP_OPENING_WORDS}")
+    if not re.search(r"^\s*[-*] \[[^\]]+\]\(#[\w-]+\)", text, re.M):
+        problems.append("README.md: no table of contents (a list of links to its sections)")
+    return problems
+
+
 def readmes(root):
     return [os.path.join(root, "README.md"), os.path.join(root, "GLOSSARY.md")] + \
         sorted(glob.glob(os.path.join(root, "*", "README.md")))

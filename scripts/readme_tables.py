@@ -5,7 +5,10 @@ Tables sit between marker comments, e.g.
     <!-- BEGIN table:ladder -->  ...  <!-- END table:ladder -->
     <!-- BEGIN table:stepNN -->  ...  <!-- END table:stepNN -->
 and are regenerated here, never typed. Standard library only; `make plots` runs it.
-Usage: scripts/readme_tables.py [--check]   (--check: exit 1 if a README is stale)
+Usage: scripts/readme_tables.py [--check] [--file README.md ...]
+  --check   change nothing; exit 1 if a README is stale or breaks a page check
+            (scripts/prose.py: measured numbers, process words, word limit, glossary terms)
+  --file F  only these READMEs (paths from the repository's root; repeatable)
 """
 import glob
 import os
@@ -559,7 +562,7 @@ def cublas_table(results_dir):
     return "\n\n".join(parts)
 
 
-def rewrite(path, tables, check, results, exempt):
+def rewrite(path, tables, check, results, exempt, anchors=frozenset(), terms=()):
     """Rewrite one README's tables and prose values; the problems found (stale text in
     --check mode, values that cannot be computed, false assertions, unmarked numbers)."""
     with open(path) as fh:
@@ -574,6 +577,7 @@ def rewrite(path, tables, check, results, exempt):
     if not check:  # stale prose values are rewritten, not reported
         problems = [p for p in problems if ": '" not in p or " is stale: " not in p]
     problems += prose.lint(new, where, exempt)
+    problems += prose.page_problems(new, path, ladder.ROOT, anchors, terms)
     if new != text:
         if check:
             if tables_stale:
@@ -589,9 +593,23 @@ def main(args):
     if "--help" in args or "-h" in args:
         print(__doc__.strip())
         return 0
-    unknown = [a for a in args if a != "--check"]
+    only, rest = [], list(args)
+    while "--file" in rest:
+        i = rest.index("--file")
+        if i + 1 >= len(rest):
+            print("readme_tables.py: --file needs a README's path (try --help)", file=sys.stderr)
+            return 2
+        only.append(os.path.normpath(os.path.join(ladder.ROOT, rest[i + 1])))
+        del rest[i:i + 2]
+    unknown = [a for a in rest if a != "--check"]
     if unknown:
         print(f"readme_tables.py: unknown argument '{unknown[0]}' (try --help)", file=sys.stderr)
+        return 2
+    pages = prose.readmes(ladder.ROOT)
+    missing = [p for p in only if p not in pages]
+    if missing:
+        print(f"readme_tables.py: {os.path.relpath(missing[0], ladder.ROOT)} is none of the READMEs it checks",
+              file=sys.stderr)
         return 2
     results = os.path.join(ladder.ROOT, "results")
     devices, art = device_results(results), article(results)
@@ -613,9 +631,11 @@ def main(args):
     tables["tf32-rounding"] = rounding_table(results)
     results_ = prose.Results(results)
     exempt = prose.read_exempt(os.path.join(ladder.ROOT, "tests", "prose_exempt"))
+    anchors = prose.glossary_anchors(ladder.ROOT)
+    terms = prose.read_terms(os.path.join(ladder.ROOT, "tests", "glossary_terms.txt"))
     problems = []
-    for path in prose.readmes(ladder.ROOT):
-        problems += rewrite(path, tables, "--check" in args, results_, exempt)
+    for path in only or pages:
+        problems += rewrite(path, tables, "--check" in rest, results_, exempt, anchors, terms)
     for p in problems:
         print(p)
     if problems:

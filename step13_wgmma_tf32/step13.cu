@@ -57,6 +57,7 @@ const struct step_info step_info = {
     .scratch_matrices = 1,
     .change = "both tensor maps typed TFLOAT32: the TMA rounds A and Bt to nearest; the pre-pass "
         "only transposes: the step",
+    .builds_on = "step11", /* step 11's TF32 products, fed by Hopper's machinery (step 12 is 3xTF32) */
 };
 
 /* Bt = B^T for the padded n x n matrix: 32 x 32 tiles through shared memory (the transpose

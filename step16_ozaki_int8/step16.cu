@@ -73,6 +73,7 @@ const struct step_info step_info = {
     .outside_bound = "mixed: an element more than alpha - 24 binades below the largest of its row (of A) or "
         "column (of B) loses low bits when scaled to an integer (alpha: 38 at n = 2 with 10 moduli), and the "
         "componentwise bound fails where it meets a large partner: the mixed family's rows span 80 binades",
+    .builds_on = "step13", /* step 13's TMA/wgmma pipeline, on bytes instead of TF32 */
 };
 
 /* 1. The largest finite magnitudes, as their bits (a float >= 0 orders as its bits do). A: one

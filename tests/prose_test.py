@@ -64,4 +64,41 @@ problems = prose.command_problems(f"`make diff STEP={first[4:]}`, `make diff STE
                                   f"`make diff VERSION={chain[-1]['program']}`, `make diff VERSION=nothing_v9`\n", "X.md")
 ok(len(problems) == 2 and f"STEP={first[4:]}" in problems[0] and "nothing_v9" in problems[1],
    "a make diff of the first step or of no version is reported; of a later step or a chain's step is not", problems)
+
+# The page checks: process words, the word limit, glossary terms, the top README's shape.
+notebook = ("The first draft took 1.57 ms (run 2). On the development machine we had one GPU, lent by the "
+            "device tool; the goals this step was built for were not met.\n\n## How it got there\n")
+problems = prose.process_problems(notebook, "X.md")
+ok(len(problems) == 7 and "How it got there" in problems[0],
+   "process words and a lab notebook's section titles are reported", problems)
+ok(not prose.process_problems("The kernel runs 3 times as fast; it runs 128 x 64 tiles in 4 stages.\n", "X.md"),
+   "... and 'runs' followed by a measurement is not a run's number")
+lesson = os.path.join(ROOT, "step99_x", "README.md")
+long_page = "word " * (prose.WORD_LIMIT + 1) + "<!-- " + "hidden " * 5000 + "-->\n| a | b |\n|---|---|\n"
+anchors = prose.glossary_anchors(ROOT)
+problems = prose.page_problems(long_page, lesson, ROOT, anchors, [])
+ok(len(problems) == 1 and "over the lesson limit" in problems[0], "a lesson page over the word limit is reported",
+   problems)
+ok(not prose.page_problems("word " * (prose.WORD_LIMIT - 2) + "<!-- " + "hidden " * 5000 + "-->\n| 1 | 2 |\n",
+                           lesson, ROOT, anchors, []),
+   "... and one at the limit is not (comments, the markers' expressions and table bars are not rendered words; "
+   "the cells are)")
+terms = [(r"\b[Bb]inades?\b", "binade")]
+problems = prose.glossary_problems("A row that spans 18 binades.\n", "X.md", anchors, terms)
+ok(len(problems) == 1 and "link GLOSSARY.md#binade" in problems[0],
+   "a glossary term used without a link to its entry is reported", problems)
+ok(not prose.glossary_problems("A row that spans 18 [binades](GLOSSARY.md#binade).\n", "X.md", anchors, terms),
+   "... and not once it is linked")
+problems = prose.glossary_problems("See [the quad](GLOSSARY.md#no-such-entry).\n", "X.md", anchors,
+                                   [(r"\bfrobnicate\b", "frobnicate")])
+ok(len(problems) == 2 and "no such entry" in problems[0] and "lacks" in problems[1],
+   "a link to an entry the glossary lacks, and a term listed with no entry, are reported", problems)
+ok(all(a in anchors for _, a in prose.read_terms(os.path.join(HERE, "glossary_terms.txt"))),
+   "every term in tests/glossary_terms.txt has its glossary entry")
+top = "# T\n\n" + "word " * 81 + "\n\n" + "\n" * 40 + "## Start here\n"
+problems = prose.top_readme_problems(top)
+ok(len(problems) == 3 and "Start here" in problems[0] and "opening" in problems[1] and "contents" in problems[2],
+   "a top README with a long opening, no contents and 'Start here' far down is reported", problems)
+ok(not prose.top_readme_problems("# T\n\nShort.\n\n- [Start here](#start-here)\n\n## Start here\n"),
+   "... and a short one with its contents is not")
 done()
