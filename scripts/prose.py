@@ -35,6 +35,8 @@ The expressions can use the functions below (all figures of the main device unle
   componentwise error over cuBLAS SGEMM's in the recorded make test), steps(chapter) (its
   steps' range as text: "07-10"), mgpu(algo, n, gpus, column="ms", panel=8192, run="multigpu")
   (the multi-GPU chapter's runs; run="multigpu-cublasmp": its one-GPU run beside cuBLASMp),
+  experiment(name, column, **match) (a step's own experiment, results/<device>-<name>.csv:
+  experiment("step15-time-split", "kernel_ms", variant="as it is", n=4096)),
   mgpu_eff(algo, n, gpus, panel=8192) (parallel efficiency against the same run's one-GPU
   SGEMM, scaled by n^3 where one GPU did not run that n), and min, max, abs, round.
 """
@@ -149,6 +151,8 @@ class Results:
                 f"{self.slug}-versions.csv", "a development version", program=p, n=n)[column]),
             "moduli": lambda p, n, column="kernel_ms", dist="uniform": float(self.find(
                 f"{self.slug}-moduli.csv", "the moduli sweep", program=p, n=n, dist=dist)[column]),
+            "experiment": lambda name, column, **match: float(self.find(
+                f"{self.slug}-{name}.csv", f"the experiment {name}", **match)[column]),
             "int8": lambda n, column="tops": float(self.find(
                 f"{self.slug}-int8-gemm.csv", "cuBLAS's INT8 GEMM", program="cublas_int8", n=n)[column]),
             "rounding": lambda p, n, dist, column="max_comp_err": float(self.find(

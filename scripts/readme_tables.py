@@ -30,14 +30,17 @@ LADDER_SIZES = (1000, 4096, 8192)
 FIRST = ladder.STEPS[0] if ladder.STEPS else None  # the step speedups are measured against
 
 
-NOT_LADDER = r"-(cpu|transpose|multigpu|multigpu-cublasmp|tile-sweep|warptile-sweep|config-sweep|versions|moduli|reproduce|cublas-unpitched)\.csv$"
+NOT_LADDER = r"-(cpu|transpose|multigpu|multigpu-cublasmp|tile-sweep|warptile-sweep|config-sweep|versions|moduli|reproduce|cublas-unpitched)\.csv$
+# A step's own experiment (step15_fused_split/time_split.py): <device>-stepNN-<experiment>.csv.
+STEP_EXPERIMENT = r"-step\d\d-[a-z0-9-]+\.csv$"
 
 
 def ladder_files(results_dir):
     """The ladder CSVs in results/ (one per device, and one per shared-memory cap)."""
     return [p for p in sorted(glob.glob(os.path.join(results_dir, "*.csv")))
             if os.path.basename(p) not in (ARTICLE, os.path.basename(ladder.CATALOGUE))
-            and not re.search(NOT_LADDER, os.path.basename(p))]
+            and not re.search(NOT_LADDER, os.path.basename(p))
+            and not re.search(STEP_EXPERIMENT, os.path.basename(p))]
 
 
 def capped(device):

@@ -34,6 +34,8 @@ for my $f (glob "results/*.csv") {
     } elsif ($f =~ /-int8-gemm\.csv$/) {
         like($header, qr/^date,command,program,n,device,kernel_ms,tops,reps,rows_checked,status\b/,
              "$f has cuBLAS's INT8 GEMM's columns");
+    } elsif ($f =~ /-step\d\d-[a-z0-9-]+\.csv$/) {
+        like($header, qr/^date,command,/, "$f (a step's own experiment) says when and how it was measured");
     } elsif ($f =~ /-tile-sweep\.csv$/) {
         like($header, qr/^date,command,kernel,tile,threads_per_block,n,device,kernel_ms,gflops/,
              "$f has the tile sweep's columns");

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Where step 15's time goes: the kernel as it is, and with each half of its preparation left
+out, timed side by side. "without B's transform": the transform warpgroup waits for each
+stage and hands it on without reading, splitting or writing a value; "without A's split": each
+consumer hands wgmma a constant fragment instead of loading and splitting its share of A's
+tile; "without either": both. The variants compute wrong results (timing only: run with
+--check none) and are built here from step15.cu by the exact replacements below, which fail
+loudly when the source no longer holds the text they replace. Interleaved rounds (each
+variant in turn at each size), the median of --reps launches per run; a row per variant and
+n with the median over the rounds and every round's time, into
+results/<device>-step15-time-split.csv.
+
+Usage: step15_fused_split/time_split.py [--sizes "4096 8192"] [--rounds 3] [--reps 20]
+"""
+import argparse
+import concurrent.futures
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
+import ladder  # noqa: E402
+
+SOURCE = os.path.join(HERE, "step15.cu")
+
+# What each half of the preparation is, as text of step15.cu: (the text, what replaces it).
+SKIP_TRANSFORM = ("            if (j < BN) {\n                const float *raw",
+                  "            if (false) {\n                const float *raw")
+SKIP_A_SPLIT = ("    const int4 flags = *(const int4 *)col_shifted;\n",
+                "    const int4 flags = *(const int4 *)col_shifted;\n"
+                "    for (int k8 = 0; k8 < BK / 8; k8++)\n"
+                "        for (int v = 0; v < 4; v++) {\n"
+                "            f->big[k8][v] = __float_as_uint((float)(k8 + v + r_up));\n"
+                "            f->small[k8][v] = 0;\n"
+                "        }\n"
+                "    f->cols_shifted = 0;\n"
+                "    f->e_up = f->e_down = 0;\n"
+                "    return;\n")
+VARIANTS = [("as it is", []), ("without B's transform", [SKIP_TRANSFORM]), ("without A's split", [SKIP_A_SPLIT]),
+            ("without either", [SKIP_TRANSFORM, SKIP_A_SPLIT])]
+
+COLUMNS = ["date", "command", "variant", "n", "device", "kernel_ms", "round_ms", "reps"]
+KEY = ("variant", "n", "device")
+
+
+def variant_source(edits):
+    text = open(SOURCE).read()
+    for old, new in edits:
+        if text.count(old) != 1:
+            raise SystemExit(f"time_split.py: step15.cu no longer holds, once, the text this variant replaces:\n{old}")
+        text = text.replace(old, new)
+    return text
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="time_split.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", type=ladder.sizes_arg, default="4096 8192")
+    p.add_argument("--rounds", type=ladder.positive_int, default=3)
+    p.add_argument("--reps", type=ladder.positive_int, default=20)
+    a = p.parse_args(argv)
+    device = ladder.require_gpu("time_split.py")
+    if device is None:
+        return ladder.EXIT_NO_GPU
+    os.makedirs(os.path.join(ladder.ROOT, "obj", "time_split"), exist_ok=True)
+    arch = ["-gencode=arch=compute_90a,code=sm_90a", '-DSTEP_ARCHS="sm_90a"']
+    todo = []
+    for i, (name, edits) in enumerate(VARIANTS):
+        src = os.path.join("obj", "time_split", f"step15_{i}.cu")
+        with open(os.path.join(ladder.ROOT, src), "w") as f:
+            f.write(variant_source(edits))
+        todo.append((name, src, os.path.join("obj", "time_split", f"step15_{i}")))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(todo)) as pool:
+        builds = list(pool.map(lambda v: ladder.build_variant(v[1], [], v[2], arch), todo))
+    for (name, _, exe), (code, err) in zip(todo, builds):
+        if code != 0:
+            print(f"{exe} ({name}): does not build: {err}", file=sys.stderr)
+            return 1
+    times = {}
+    for _ in range(a.rounds):
+        for n in a.sizes:
+            for name, _, exe in todo:
+                cmd = [exe, "-n", str(n), "--reps", str(a.reps), "--check", "none", "--csv"]
+                row, code, err = ladder.run_csv(cmd)
+                reason = ladder.skip_reason(code, err)
+                if reason:
+                    print(f"time_split.py: skipped: {reason}", file=sys.stderr)
+                    return code
+                if row is None:
+                    print(f"{' '.join(cmd)}: exit {code}: {err}", file=sys.stderr)
+                    return 1
+                times.setdefault((name, n), []).append(float(row["kernel_ms"]))
+    rows, body = [], []
+    command = ["step15_fused_split/time_split.py"] + argv
+    for n in a.sizes:
+        for name, _, _ in todo:
+            t = times[(name, n)]
+            rows.append(ladder.result_row(command, {
+                "variant": name, "n": n, "device": device, "kernel_ms": f"{statistics.median(t):.4f}",
+                "round_ms": " ".join(f"{x:.4f}" for x in t), "reps": a.reps}))
+            body.append([name, str(n), f"{statistics.median(t):.3f}", " ".join(f"{x:.3f}" for x in t)])
+    print(ladder.text_table(["variant", "n", "kernel ms (median)", "each round"], body))
+    path = os.path.join(ladder.ROOT, "results", f"{ladder.slug(device)}-step15-time-split.csv")
+    print(ladder.record(path, rows, COLUMNS, KEY))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
