@@ -30,7 +30,7 @@ LADDER_SIZES = (1000, 4096, 8192)
 FIRST = ladder.STEPS[0] if ladder.STEPS else None  # the step speedups are measured against
 
 
-NOT_LADDER = r"-(cpu|transpose|multigpu|multigpu-cublasmp|tile-sweep|warptile-sweep|config-sweep|versions|moduli|reproduce|cublas-unpitched)\.csv$
+NOT_LADDER = r"-(cpu|transpose|multigpu|multigpu-cublasmp|tile-sweep|warptile-sweep|config-sweep|versions|moduli|reproduce|cublas-unpitched)\.csv$"
 # A step's own experiment (step15_fused_split/time_split.py): <device>-stepNN-<experiment>.csv.
 STEP_EXPERIMENT = r"-step\d\d-[a-z0-9-]+\.csv$"
 
