@@ -69,11 +69,15 @@ for my $v (sort keys %versions) {
     ok($code == 0 && $out =~ /machine code (\w+ )*\Q$arch\E\b/, "$v is built, with machine code for $arch")
         or diag("exit $code: $out$err (make test builds it)");
 }
-# make diff STEP=NN: a step against the one before it on the ladder, as the READMEs promise.
+# make diff STEP=NN: a step against the step it builds on, as the READMEs promise: the one
+# its step_info names in .builds_on, else the one before it on the ladder.
 {
     my @dirs = sort glob('step[0-9][0-9]_*');
     for my $i (1 .. $#dirs) {
-        my ($prev, $this) = map { my ($p) = /^(step\d\d)/; "$_/$p.cu" } @dirs[$i - 1, $i];
+        my ($this_dir) = $dirs[$i];
+        my ($declared) = slurp(($this_dir =~ /^(step\d\d)/ ? "$this_dir/$1.cu" : '')) =~ /^\s*\.builds_on\s*=\s*"(step\d\d)"/m;
+        my ($base) = $declared ? grep { /^\Q$declared\E_/ } @dirs : $dirs[$i - 1];
+        my ($prev, $this) = map { my ($p) = /^(step\d\d)/; "$_/$p.cu" } $base, $this_dir;
         my ($num) = $dirs[$i] =~ /^step(\d\d)/;
         my ($code, $out) = run('make', '--no-print-directory', '-s', 'diff', "STEP=$num");
         ok($code == 0 && $out =~ /^--- \Q$prev\E\s.*\n\+\+\+ \Q$this\E\s/, "make diff STEP=$num: $prev against $this")
