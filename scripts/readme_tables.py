@@ -152,12 +152,19 @@ def ladder_table(devices, art, results_dir):
 
 
 def step_table(step, devices, art):
-    i = ladder.STEPS.index(step)
-    prev = ladder.STEPS[i - 1] if i > 0 else None
+    # The step it builds on (its .builds_on, else the one before it), itself, and the ceilings
+    # of its precision class: cuBLAS SGEMM always, cuBLAS TF32 beside it for a tf32-class step.
+    try:
+        prev = ladder.step_before(step)
+    except ValueError:  # not a step folder here (a fixture): the one before it in the list
+        i = ladder.STEPS.index(step)
+        prev = ladder.STEPS[i - 1] if i > 0 else None
     # A step that declares more sizes (its experiments.json) shows them too.
     extra = dict(ladder.experiments("extra_sizes")).get(step, {}).get("sizes", [])
     sizes = sorted(set(LADDER_SIZES) | set(extra))
-    programs = ([prev] if prev else []) + [step] + (["cublas"] if step not in ARTICLE_STEPS else [])
+    ceilings = [] if step in ARTICLE_STEPS else ["cublas"] + (
+        ["cublas_tf32"] if ladder.PROGRAMS.get(step, {}).get("precision") == "tf32" else [])
+    programs = ([prev] if prev else []) + [step] + ceilings
     rows = []
     for device, res in devices.items():
         for n in sizes:
@@ -165,7 +172,8 @@ def step_table(step, devices, art):
                 r = res.get((s, n))
                 if not r:
                     continue
-                label = f"{s} (this step)" if s == step else "cublas (the ceiling)" if s == "cublas" else f"{s} (before)"
+                label = f"{s} (this step)" if s == step else "cublas (the ceiling)" if s == "cublas" else \
+                    "cublas_tf32 (the TF32 ceiling)" if s == "cublas_tf32" else f"{s} (builds on)"
                 blas = res.get(("cublas", n))
                 rows.append([device, label, str(n), f(r["kernel_ms"], 3), f(r["gflops"], 0),
                              f(100 * float(r["gflops"]) / float(blas["gflops"]), 1) + "%" if blas else "",
@@ -174,7 +182,7 @@ def step_table(step, devices, art):
         a = art.get(s)
         if not a:
             continue
-        label = f"{s} (this step)" if s == step else f"{s} (before)"
+        label = f"{s} (this step)" if s == step else f"{s} (builds on)"
         rows.append(["8800GT, the article's figures", label, "1000", f(a["kernel_ms"], 0) or "n/a",
                      f(a["gflops"], 0) or "n/a", "", f(a["total_ms"], 0), f(a["e2e_gflops"]), e(a["max_rel_err"]),
                      e(a["avg_rel_err"])])
