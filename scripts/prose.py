@@ -508,7 +508,20 @@ def top_readme_problems(text):
         problems.append(f"README.md: the opening has {rendered_words(opening)} words, over {TOP_OPENING_WORDS}")
     if not re.search(r"^\s*[-*] \[[^\]]+\]\(#[\w-]+\)", text, re.M):
         problems.append("README.md: no table of contents (a list of links to its sections)")
-    return problems
+    return problems + layout_problems(text)
+
+
+def layout_problems(text, root=ROOT):
+    """The top README's Layout block names every folder of the repository that holds what
+    was written for it (not what a build or a tool made) and every script in scripts/."""
+    m = re.search(r"^## Layout\n+```\n(.*?)```", text, re.S | re.M)
+    if not m:
+        return ["README.md: no Layout section with the tree in a code block"]
+    block = m.group(1)
+    folders = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)) and not d.startswith(".")
+                     and d not in ("obj", "third_party", "__pycache__") and not re.fullmatch(r"step\d\d_\w+", d))
+    named = [f"{d}/" for d in folders] + [os.path.basename(p) for p in sorted(glob.glob(os.path.join(root, "scripts", "*.py")))]
+    return [f"README.md: the Layout section does not name {n}" for n in named if n not in block]
 
 
 def readmes(root):

@@ -2,7 +2,7 @@
 
   tc_ozaki      the remainder theorem as a grid: every number 0 ... 62 in the cell of its
                 remainders mod 7 and mod 9, each cell holding one number (the worked example of
-                the README, 22, marked); and the step's passes at n = 8192 with the default
+                the README, -2, marked in the cell of 61 = -2 + 63); and the step's passes at n = 8192 with the default
                 moduli, with alpha, beta and P from the plan's rule (common/ozaki.h), which
                 tests/pictures_test.py checks
 
@@ -19,7 +19,7 @@ from tensor_pictures import save  # noqa: E402
 # common/ozaki.h's moduli and default counts: SHORT below LONG_SUMS products, LONG from there
 MODULI = [256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199]
 DEFAULT_SHORT, DEFAULT_LONG, LONG_SUMS = 10, 8, 128
-EXAMPLE = (7, 9, (3, 2), (4, 5))  # the README's moduli, row of A, column of B
+EXAMPLE = (7, 9, (23, 17), (11, -15))  # the README's moduli, row of A, column of B
 
 
 def default_count(k):
@@ -50,7 +50,7 @@ def ozaki_picture(out):
     ax = fig.add_subplot(grid[0, 0])
     for x in range(p1 * p2):
         i, j = x % p1, x % p2
-        mark = x == exact
+        mark = x == exact % (p1 * p2)
         ax.add_patch(Rectangle((j, i), 1, 1, facecolor="#fd8d3c" if mark else
                                ("#c6dbef" if x <= (p1 * p2) // 2 else "#fdd0a2"), edgecolor="#555555", linewidth=0.5))
         label = str(x) if x <= (p1 * p2) // 2 else f"{x}\n({x - p1 * p2})"
@@ -64,9 +64,10 @@ def ozaki_picture(out):
     ax.set_ylabel(f"x mod {p1}")
     ax.set_aspect("equal")
     r1, r2 = exact % p1, exact % p2
-    ax.set_title(f"Each of the {p1 * p2} numbers has a cell of its own: (3, 2) . (4, 5) mod {p1} = {r1},\n"
-                 f"mod {p2} = {r2}, so the product is the number in row {r1}, column {r2}: {crt([r1, r2], [p1, p2])}. "
-                 f"Past {(p1 * p2) // 2} (orange) read x - {p1 * p2}", fontsize=9, loc="left")
+    x = crt([r1, r2], [p1, p2])
+    ax.set_title(f"Each of the {p1 * p2} numbers has a cell of its own: {row} . {col} mod {p1} = {r1},\n"
+                 f"mod {p2} = {r2}, so the product is the number in row {r1}, column {r2}: {x}, read {x} - {p1 * p2}"
+                 f" = {x - p1 * p2}.\nPast {(p1 * p2) // 2} (orange) read x - {p1 * p2}", fontsize=9, loc="left")
 
     bx = fig.add_subplot(grid[0, 1])
     bx.axis("off")

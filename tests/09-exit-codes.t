@@ -14,15 +14,16 @@ my ($FIRST_DIR) = sort glob('step[0-9][0-9]_*');
 my ($FIRST) = $FIRST_DIR =~ /^(step\d\d)/;
 my $FIRST_BIN = "$FIRST_DIR/$FIRST";
 
-# The exit codes are documented once, in the top README, as exit_codes.h has them.
+# The exit codes are documented once, in the harness's page (common/README.md), as
+# exit_codes.h has them.
 {
     open my $fh, '<', 'common/exit_codes.h' or die $!;
     my %code = map { /EXIT_(\w+) = (\d+)/ ? ($1 => $2) : () } <$fh>;
-    open my $rd, '<', 'README.md' or die $!;
+    open my $rd, '<', 'common/README.md' or die $!;
     my $readme = do { local $/; <$rd> };
     is(scalar(keys %code), 8, "exit_codes.h defines 8 exit codes");
     for my $c (sort { $a <=> $b } values %code) {
-        like($readme, qr/^\| $c \| /m, "README.md's exit-code table has a row for $c");
+        like($readme, qr/^\| $c \| /m, "common/README.md's exit-code table has a row for $c");
     }
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env perl
-# Adding a step (README.md, "Adding a step"), done as a student would, in a scratch copy of
+# Adding a step (common/README.md, "Adding a step"), done as a student would, in a scratch copy of
 # the repository: a copy of step 06 becomes step99_copy, with its program's name changed in
 # its own .cu and nothing edited anywhere else. The build, the tests, the comparison and the
 # charts then find it by themselves: make builds it, the command-line tests test it, make

@@ -398,8 +398,14 @@ ok(p16.MODULI == [int(m) for m in re.findall(r"(?:case \d+|default): return (\d+
    "tc_ozaki: the moduli and the default counts drawn are common/ozaki.h's")
 p1, p2, row, col = p16.EXAMPLE
 cells = {(x % p1, x % p2) for x in range(p1 * p2)}
-ok(len(cells) == p1 * p2 and p16.crt([22 % p1, 22 % p2], [p1, p2]) == 22 == sum(a * b for a, b in zip(row, col)),
-   "tc_ozaki: every number below 63 has a cell of its own, and the remainders 1 and 4 give 22 back")
+exact = sum(a * b for a, b in zip(row, col))
+ok(len(cells) == p1 * p2 and p16.crt([exact % p1, exact % p2], [p1, p2]) - p1 * p2 == exact == -2
+   and all(abs(v) > max(p1, p2) for v in row + col),
+   "tc_ozaki: every number below 63 has a cell of its own; the worked example's inputs are larger than the moduli, "
+   "and its remainders 5 and 7 give 61, read -2, back")
+readme16 = source("step16_ozaki_int8/README.md")
+ok(f"({row[0]}, {row[1]})" in readme16 and f"({col[0]}, {str(col[1]).replace('-', '−')})" in readme16
+   and "x = 61" in readme16, "tc_ozaki: the picture's example is the README's")
 ok(all(p16.crt([x % p for p in p16.MODULI[:4]], p16.MODULI[:4]) == x for x in (0, 1, 12345, 2 ** 31 - 1)),
    "tc_ozaki: the remainder theorem of four moduli gives numbers back")
 P, alpha, beta = p16.plan(p16.default_count(8192), 8192)
@@ -434,7 +440,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ok("full[1] phase 0" in svg["tc_pipeline"] and "empty[0] phase 1" in svg["tc_pipeline"]
        and "Not measured: the order, not the durations." in svg["tc_pipeline"],
        "tc_pipeline names each barrier's phase and says its durations are not measured")
-    ok("22" in svg["tc_ozaki"] and "alpha = 24, beta = 25" in svg["tc_ozaki"],
+    ok("61 - 63 = -2" in svg["tc_ozaki"] and "alpha = 24, beta = 25" in svg["tc_ozaki"],
        "tc_ozaki marks the worked example and states the plan")
     ok("not to scale" in svg["tc_fused"] and "split A1" in svg["tc_fused"],
        "tc_fused says its timeline is a schematic, not a measurement")

@@ -101,4 +101,8 @@ ok(len(problems) == 3 and "Start here" in problems[0] and "opening" in problems[
    "a top README with a long opening, no contents and 'Start here' far down is reported", problems)
 ok(not prose.top_readme_problems("# T\n\nShort.\n\n- [Start here](#start-here)\n\n## Start here\n"),
    "... and a short one with its contents is not")
+problems = prose.layout_problems("## Layout\n\n```\ncommon/ the harness\n```\n")
+ok(any("scripts/" in p for p in problems) and any("ladder.py" in p for p in problems) and not any("common/" in p for p in problems),
+   "a Layout section that omits a folder or a script is reported", problems)
+ok(not prose.layout_problems(open(os.path.join(ROOT, "README.md")).read()), "... and the top README's names them all")
 done()
