@@ -484,7 +484,7 @@ def page_problems(text, path, root, anchors, terms):
     if lesson_page(path, root) and rendered_words(text) > WORD_LIMIT:
         problems.append(f"{where}: {rendered_words(text)} rendered words, over the lesson limit of {WORD_LIMIT}")
     if where == "README.md":
-        problems += top_readme_problems(text)
+        problems += top_readme_problems(text) + layout_problems(text, root)
     return problems
 
 
@@ -508,7 +508,7 @@ def top_readme_problems(text):
         problems.append(f"README.md: the opening has {rendered_words(opening)} words, over {TOP_OPENING_WORDS}")
     if not re.search(r"^\s*[-*] \[[^\]]+\]\(#[\w-]+\)", text, re.M):
         problems.append("README.md: no table of contents (a list of links to its sections)")
-    return problems + layout_problems(text)
+    return problems
 
 
 def layout_problems(text, root=ROOT):
