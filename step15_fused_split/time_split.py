@@ -6,7 +6,7 @@ consumer hands wgmma a constant fragment instead of loading and splitting its sh
 tile; "without either": both. The variants compute wrong results (timing only: run with
 --check none) and are built here from step15.cu by the exact replacements below, which fail
 loudly when the source no longer holds the text they replace. Interleaved rounds (each
-variant in turn at each size), the median of --reps launches per run; a row per variant and
+variant in turn at each size, and step 14 beside them), the median of --reps launches per run; a row per variant and
 n with the median over the rounds and every round's time, into
 results/<device>-step15-time-split.csv.
 
@@ -39,6 +39,8 @@ SKIP_A_SPLIT = ("    const int4 flags = *(const int4 *)col_shifted;\n",
                 "    return;\n")
 VARIANTS = [("as it is", []), ("without B's transform", [SKIP_TRANSFORM]), ("without A's split", [SKIP_A_SPLIT]),
             ("without either", [SKIP_TRANSFORM, SKIP_A_SPLIT])]
+# The step it builds on, timed in the same rounds (its pre-passes and kernel, as make builds it).
+BESIDE = ("step 14 (its passes and kernel)", os.path.join("step14_wgmma_3xtf32", "step14"))
 
 COLUMNS = ["date", "command", "variant", "n", "device", "kernel_ms", "round_ms", "reps"]
 KEY = ("variant", "n", "device")
@@ -76,6 +78,10 @@ def main(argv):
         if code != 0:
             print(f"{exe} ({name}): does not build: {err}", file=sys.stderr)
             return 1
+    if not os.path.exists(os.path.join(ladder.ROOT, BESIDE[1])):
+        print(f"time_split.py: {BESIDE[1]} is not built (run make)", file=sys.stderr)
+        return 1
+    todo.append((BESIDE[0], None, BESIDE[1]))
     times = {}
     for _ in range(a.rounds):
         for n in a.sizes:

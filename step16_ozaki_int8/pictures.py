@@ -71,7 +71,7 @@ def ozaki_picture(out):
 
     bx = fig.add_subplot(grid[0, 1])
     bx.axis("off")
-    bx.set_xlim(0, 13.5)
+    bx.set_xlim(0, 13.8)
     bx.set_ylim(7.4, 0)
     n = 8192
     count = default_count(n)
