@@ -31,13 +31,13 @@
  * 2^128 without a reduction on the way. */
 #define OZAKI_MAX_MODULI 14
 #define OZAKI_MAX_BITS 106 /* alpha + beta: each at most 53 (double's precision) */
-/* The default count depends on k = n, the length of the sums: the fewest moduli whose errors, in
- * the CPU model, are within the fp32 bound and no larger than a plain FP32 loop's on the uniform,
- * wide, subnormal, tiny, rowscale and huge inputs at every n measured (results/ozaki-model.txt;
- * tests/22-ozaki.t checks it). Short sums need more: the bound, about k u |A||B|, is tightest at
- * small k, while the error of scaling to integers (2^-alpha of a row's largest element) does not
- * shrink with k. From 128 products on, 8 moduli do. The mixed family (80 binades in one row) is
- * beyond every count up to 14 at small n. */
+/* The default count depends on k = n, the length of the sums, in two levels: 10 moduli below 128
+ * products, 8 from there. In the CPU model both keep the errors within the fp32 bound and no
+ * larger than a plain FP32 loop's on the uniform, wide, subnormal, tiny, rowscale and huge inputs
+ * at every n measured (results/ozaki-model.txt; tests/22-ozaki.t checks it); 9 would do from
+ * n = 17. Short sums need more: the bound, about 9 sqrt(k) u |A||B|, is tightest at small k, and
+ * in a short sum one element's rounding to an integer can carry the whole sum. The mixed family
+ * (80 binades in one row) is beyond these counts at small n. */
 #define OZAKI_DEFAULT_MODULI_SHORT 10
 #define OZAKI_DEFAULT_MODULI_LONG 8
 #define OZAKI_LONG_SUMS 128
