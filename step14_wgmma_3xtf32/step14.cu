@@ -4,7 +4,7 @@
  * A_small Bt_big + A_big Bt_small + A_big Bt_big with wgmma, each stage of k into fresh
  * accumulators added to the running sums in FP32 (staged accumulation). The fourth product,
  * A_small Bt_small, is kept where k is so short that the fp32 bound has no room for it
- * (n <= 32, step 12's rule: without it, a single product can be 9.9 u off, against 9 u).
+ * (n <= 32, step 12's rule: without it, one product was found 9.46 u off, against 9 u).
  * FP32's whole range: a row of A or a column of B whose largest magnitude lies outside
  * [2^-50, 2^50) is scaled by a power of two before the split (step 12's rule), and C scaled
  * back in the epilogue. NaN and Inf enter the split as 0; the rows of A and columns of B that

@@ -1,7 +1,7 @@
 #!/usr/bin/env perl
 # Short sums against the fp32 bound. 3xTF32 drops the fourth product (small x small) and loses
 # a little in each split; over a long sum the bound grows as sqrt(k) and has room for that, but
-# at k = 1 a single product can land 9.9 u from the exact one, past the 9 u the fp32 class
+# at k = 1 a single product can land 9.46 u from the exact one, past the 9 u the fp32 class
 # allows. Step 14 keeps the fourth product for n <= FOURTH_PRODUCT_MAX_N (read from its source).
 #
 # On the CPU (CI too): tests/short_sums.c models step 14's arithmetic bit for bit (the split,
