@@ -465,6 +465,35 @@ def glossary_problems(text, where, anchors, terms):
     return problems
 
 
+def link_problems(text, path, root=ROOT):
+    """Links in a page that lead nowhere: a file that is not there, a heading that no page
+    has, or a line past the end of the source it points into (`step15.cu#L120`)."""
+    problems, here = [], os.path.dirname(os.path.abspath(path))
+    for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+        target = m.group(1)
+        if re.match(r"[a-z]+:", target):
+            continue
+        where = f"{os.path.relpath(path, root)}:{text.count(chr(10), 0, m.start()) + 1}"
+        name, _, anchor = target.partition("#")
+        full = os.path.normpath(os.path.join(here, name)) if name else os.path.abspath(path)
+        if not os.path.exists(full):
+            problems.append(f"{where}: the link ({target}) leads to no file")
+            continue
+        if os.path.isdir(full):
+            full = os.path.join(full, "README.md")
+        if not anchor or not os.path.exists(full):
+            continue
+        if full.endswith(".md"):
+            body = re.sub(r"```.*?```", "", open(full).read(), flags=re.S)
+            if anchor not in {github_anchor(h) for h in re.findall(r"^#+\s+(.*)$", body, re.M)}:
+                problems.append(f"{where}: the link ({target}) names no heading of {os.path.relpath(full, root)}")
+        elif re.fullmatch(r"L\d+(-L\d+)?", anchor):
+            last, lines = int(re.findall(r"\d+", anchor)[-1]), sum(1 for _ in open(full))
+            if last > lines:
+                problems.append(f"{where}: the link ({target}) points past the file's {lines} lines")
+    return problems
+
+
 def lesson_page(path, root):
     """A step's README or a chapter's (not the top README, the glossary or results/)."""
     rel = os.path.relpath(path, root)
@@ -477,8 +506,8 @@ def page_problems(text, path, root, anchors, terms):
     (lesson pages) and the top README's shape."""
     where = os.path.relpath(path, root)
     if where.startswith("results" + os.sep):
-        return []
-    problems = process_problems(text, where)
+        return link_problems(text, path, root)
+    problems = process_problems(text, where) + link_problems(text, path, root)
     if where != "GLOSSARY.md":
         problems += glossary_problems(text, where, anchors, terms)
     if lesson_page(path, root) and rendered_words(text) > WORD_LIMIT:

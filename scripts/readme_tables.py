@@ -579,9 +579,13 @@ def rewrite(path, tables, check, results, exempt, anchors=frozenset(), terms=())
     with open(path) as fh:
         text = fh.read()
     new = text
+    # The tables' links are written from the repository's root: from a page in a folder, one up.
+    depth = os.path.relpath(os.path.dirname(os.path.abspath(path)), ladder.ROOT).count(os.sep) + 1 \
+        if os.path.dirname(os.path.abspath(path)) != ladder.ROOT else 0
+    up = lambda body: re.sub(r"\]\((?!https?:|#|\.\./|/)", "](" + "../" * depth, body) if depth else body  # noqa: E731
     for name, body in tables.items():
         pat = re.compile(r"(<!-- BEGIN table:%s -->\n).*?(<!-- END table:%s -->)" % (name, name), re.S)
-        new = pat.sub(lambda m: m.group(1) + body + "\n" + m.group(2), new)
+        new = pat.sub(lambda m: m.group(1) + up(body) + "\n" + m.group(2), new)
     where = os.path.relpath(path, ladder.ROOT)
     tables_stale = new != text
     new, problems = prose.render(new, results, where)

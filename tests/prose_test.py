@@ -105,4 +105,10 @@ problems = prose.layout_problems("## Layout\n\n```\ncommon/ the harness\n```\n")
 ok(any("scripts/" in p for p in problems) and any("ladder.py" in p for p in problems) and not any("common/" in p for p in problems),
    "a Layout section that omits a folder or a script is reported", problems)
 ok(not prose.layout_problems(open(os.path.join(ROOT, "README.md")).read()), "... and the top README's names them all")
+links = ("[a](step01_naive/) [b](GLOSSARY.md#warp) [c](step01_naive/step01.cu#L1) [d](nowhere.md) "
+         "[e](GLOSSARY.md#no-such-heading) [f](step01_naive/step01.cu#L99999) [g](https://example.org/x)\n")
+problems = prose.link_problems(links, os.path.join(ROOT, "X.md"))
+ok(len(problems) == 3 and "no file" in problems[0] and "no heading" in problems[1] and "past the file" in problems[2],
+   "links to no file, to no heading and past a source's last line are reported; good ones and web links are not",
+   problems)
 done()
