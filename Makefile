@@ -104,7 +104,10 @@ help:
 	@echo "make int8-gemm       build and run cuBLAS's INT8 GEMM (cublas/int8_gemm), the ceiling of step 16's"
 	@echo "                     products, at n = 4096 and 8192 (INT8_SIZES=\"1000 16384\" for others)"
 	@echo "make gpu-info        this GPU, its shared-memory limits, and which steps will run on it"
-	@echo "make test            unit, command-line and (with a GPU) correctness tests, via prove"
+	@echo "make test            unit, command-line and (with a GPU) correctness tests, via prove: one"
+	@echo "                     check per program, configuration and input family at a few sizes"
+	@echo "make test-deep       the same and the exhaustive searches (range families at many n, short"
+	@echo "                     sums, every configuration and version at every size): before a change lands"
 	@echo "make reproduce       measure everything the READMEs show again, on this GPU and CPU, and"
 	@echo "                     redraw the charts and tables (ONLY=\"compare caps\", SKIP=\"cpu\")"
 	@echo "make compare         every step, cuBLAS (FP32 and TF32) and CUTLASS on the GPU at SIZES (default"
@@ -366,9 +369,17 @@ ifneq ($(SMEM_LIMIT),)
 endif
 
 # PROVE_FLAGS=-j4 runs the test files side by side (CI does; on a GPU they would share it).
+# The shared tests in tests/, and each step's own in its folder (stepNN_*/tests/*.t).
+# make test: one check per program, configuration and input family at a few sizes;
+# make test-deep: the exhaustive searches too (the range families at many n, the short-sum
+# searches, every configuration and version at every size): TEST_DEPTH=deep tells the tests.
 PROVE_FLAGS ?=
+TEST_FILES = tests/ $(wildcard $(addsuffix /tests,$(STEP_DIRS)))
 test: all obj/harness_test $(TEST_HELPERS)
-	prove $(PROVE_FLAGS) tests/
+	prove $(PROVE_FLAGS) $(TEST_FILES)
+test-deep: all obj/harness_test $(TEST_HELPERS)
+	TEST_DEPTH=deep prove $(PROVE_FLAGS) $(TEST_FILES)
+.PHONY: test-deep
 
 # compare, the sweeps, reproduce, plots, profile, sanitize, regs: measure.mk.
 include measure.mk
