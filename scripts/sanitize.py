@@ -74,7 +74,9 @@ def main(argv):
             continue
         for tool in tools:
             print(f"== {tool} {what}", flush=True)
-            p = subprocess.run(["compute-sanitizer", "--tool", tool, "--error-exitcode", str(ERROR_EXIT),
+            # memcheck also reports device memory the program never freed (--leak-check full).
+            leak = ["--leak-check", "full"] if tool == "memcheck" else []
+            p = subprocess.run(["compute-sanitizer", "--tool", tool] + leak + ["--error-exitcode", str(ERROR_EXIT),
                                 "./" + cmd[0]] + cmd[1:], cwd=ladder.ROOT, capture_output=True, text=True)
             sys.stdout.write(p.stdout)
             why = ladder.skip_reason(p.returncode, p.stderr)
