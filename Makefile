@@ -12,6 +12,14 @@ ifneq ($(SHARED_NUMBERS),)
   $(error $(filter $(addsuffix _%,$(SHARED_NUMBERS)),$(STEP_DIRS)) share a step number: each stepNN_ folder builds the program stepNN, so give one of them a number of its own)
 endif
 
+# A step folder may hold more than its program (their rules are below): other programs, any .cu
+# beside stepNN.cu (built into obj/<folder>/), and its own tests (stepNN_*/tests/*.t, which make
+# test runs) with their C helpers (stepNN_*/tests/*.c, built into obj/test/<folder>/).
+STEP_EXTRA_SOURCES := $(filter-out $(addsuffix .cu,$(PROGRAMS)),$(wildcard $(addsuffix /*.cu,$(STEP_DIRS))))
+STEP_EXTRA_PROGRAMS := $(addprefix obj/,$(basename $(STEP_EXTRA_SOURCES)))
+STEP_TEST_SOURCES := $(wildcard $(addsuffix /tests/*.c,$(STEP_DIRS)))
+STEP_TEST_HELPERS := $(addprefix obj/test/,$(basename $(subst /tests/,/,$(STEP_TEST_SOURCES))))
+
 # nvcc from PATH, else where the CUDA toolkit installs it.
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc),nvcc)
 ifeq ($(origin CC),default)
@@ -30,7 +38,7 @@ endif
 ifneq ($(filter test,$(GOALS)),)
   $(call missing,prove,make test runs the tests with prove: sudo apt-get install perl)
 endif
-ifneq ($(filter test compare plots reproduce cpu cpu-sweep transpose tile-sweep warptile-sweep config-sweep moduli-sweep gpu-info sanitize,$(GOALS)),)
+ifneq ($(filter test compare plots reproduce cpu cpu-sweep transpose tile-sweep warptile-sweep config-sweep sweep gpu-info sanitize,$(GOALS)),)
   $(call missing,python3,this target runs a Python script: sudo apt-get install python3)
 endif
 
@@ -94,15 +102,13 @@ HEADERS := $(wildcard common/*.h common/device/*.h)
 .PHONY: all build help test clean versions gpu-info all-archs $(foreach d,$(STEP_DIRS),$(call step_program,$(d)))
 .DEFAULT_GOAL := all
 
-all build: $(PROGRAMS) cublas/cublas cublas/int8_gemm cpu/cpu_gemm transpose/transpose obj/gpu_info
+all build: $(PROGRAMS) $(STEP_EXTRA_PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose obj/gpu_info
 
 help:
 	@echo "make                 build every program (no GPU needed to build)"
 	@echo "make $(call step_program,$(firstword $(STEP_DIRS))) .. $(call step_program,$(lastword $(STEP_DIRS)))  build that step and run it at n = 1000 (ARGS='-n 4096' to change)"
 	@echo "make cublas          build and run the ceiling, cuBLAS SGEMM, at n = 1000 (ARGS='--math tf32':"
 	@echo "                     on TF32 tensor cores)"
-	@echo "make int8-gemm       build and run cuBLAS's INT8 GEMM (cublas/int8_gemm), the ceiling of step 16's"
-	@echo "                     products, at n = 4096 and 8192 (INT8_SIZES=\"1000 16384\" for others)"
 	@echo "make gpu-info        this GPU, its shared-memory limits, and which steps will run on it"
 	@echo "make test            unit, command-line and (with a GPU) correctness tests, via prove: one"
 	@echo "                     check per program, configuration and input family at a few sizes"
@@ -121,8 +127,8 @@ help:
 	@echo "                     obj/versions/ (measured by make reproduce ONLY=versions; make profile"
 	@echo "                     PROGRAM=obj/versions/NAME profiles one)"
 	@echo "make warptile-sweep  the warp-tiled kernels' tile shapes tried, at n = 1000 and 4096"
-	@echo "make moduli-sweep    step 16 built with 5 ... 14 moduli (make moduli), errors against time beside"
-	@echo "                     SGEMM, cuBLAS TF32 and the 3xTF32 steps"
+	@echo "make sweep STEP=NN   the sweeps a step declares in its experiments.json: its build variants"
+	@echo "                     (obj/variants/) beside the programs it names (NAME=... runs one of them)"
 	@echo "make plots           the charts in plots/ and the README tables, from results/; the tensor-core"
 	@echo "                     pictures (plots/tc_*.png), from the kernels' index rules"
 	@echo "make cpu             the CPU chapter: every variant, 1 thread then all cores, vs OpenBLAS"
@@ -158,7 +164,7 @@ $(HARNESS): $(HARNESS_OBJ)
 # A step: compiled for its architectures (STEP_ARCHS tells --describe which), linked with
 # nvcc, which brings the CUDA runtime; the step's object first, then the harness.
 define step_rule
-obj/$(2).o: $(1)/$(2).cu $$(HEADERS) $$(ARCH_STAMP) | obj
+obj/$(2).o: $(1)/$(2).cu $$(wildcard $(1)/*.h) $$(HEADERS) $$(ARCH_STAMP) | obj
 	$$(NVCC) $$(subst $$(ARCH_FLAGS),$$(call step_arch_flags,$(1)),$$(NVCCFLAGS)) \
 	    -DSTEP_ARCHS='"$$(call archs_of,$$(call step_arch_flags,$(1)))"' -c $$< -o $$@
 $(1)/$(2): obj/$(2).o $$(HARNESS)
@@ -166,17 +172,31 @@ $(1)/$(2): obj/$(2).o $$(HARNESS)
 endef
 $(foreach d,$(STEP_DIRS),$(eval $(call step_rule,$(d),$(call step_program,$(d)))))
 
-# Step 16's accuracy knob, the number of moduli, is fixed when it is built (every loop over
-# them unrolled): obj/moduli/step16_mN is step 16 with N moduli, named step16_mN in its rows.
-# make moduli builds N = 5 ... 14 for make moduli-sweep.
-MODULI_COUNTS := 5 6 7 8 9 10 11 12 13 14
-MODULI_STEP := $(firstword $(filter step16_%,$(STEP_DIRS)))
-obj/moduli/step16_m%: $(MODULI_STEP)/step16.cu $(HEADERS) $(HARNESS) $(ARCH_STAMP)
-	@mkdir -p obj/moduli
-	$(NVCC) $(subst $(ARCH_FLAGS),$(call step_arch_flags,$(MODULI_STEP)),$(NVCCFLAGS)) -DMODULI=$* \
-	    -DSTEP_ARCHS='"$(call archs_of,$(call step_arch_flags,$(MODULI_STEP)))"' -o $@ $< $(HARNESS) $(LDLIBS)
-moduli: $(addprefix obj/moduli/step16_m,$(MODULI_COUNTS))
-.PHONY: moduli
+# A step's other programs (any .cu in its folder but its own: a library's ceiling of its
+# arithmetic, say), each built as cuBLAS is, for the build's architectures (or the one its
+# .exact_cc names), linked with cuBLAS where its source includes it, into obj/<folder>/<name>.
+$(foreach f,$(STEP_EXTRA_SOURCES),$(eval ARCH_$(f) := $(call exact_arch,$(f))))
+define extra_rule
+obj/$(basename $(1)): $(1) $$(wildcard $(dir $(1))*.h) $$(HEADERS) $$(HARNESS) $$(ARCH_STAMP)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(subst $$(ARCH_FLAGS),$$(call step_arch_flags,$(1)),$$(NVCCFLAGS)) \
+	    -DSTEP_ARCHS='"$$(call archs_of,$$(call step_arch_flags,$(1)))"' -o $$@ $$< $$(HARNESS) $$(LDLIBS) \
+	    $(if $(shell grep -l 'cublas_v2\.h' $(1)),-lcublas)
+endef
+$(foreach f,$(STEP_EXTRA_SOURCES),$(eval $(call extra_rule,$(f))))
+
+# A step's build variants (its experiments.json's "variants": a -D parameter and the values it
+# takes), each built as the step is: obj/variants/<folder>/<PARAMETER>/<value>/<program> is
+# <folder>/<program>.cu with -D<PARAMETER>=<value>. The sweeps build the ones they run
+# (scripts/experiment.py); nothing here names a step or a parameter.
+variant_dir = $(word 1,$(subst /, ,$(1)))
+variant_define = -D$(word 2,$(subst /, ,$(1)))=$(word 3,$(subst /, ,$(1)))
+.SECONDEXPANSION:
+obj/variants/%: $$(call variant_dir,$$*)/$$(notdir $$*).cu $$(wildcard $$(call variant_dir,$$*)/*.h) $$(HEADERS) \
+                $$(HARNESS) $$(ARCH_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) $(subst $(ARCH_FLAGS),$(call step_arch_flags,$(call variant_dir,$*)),$(NVCCFLAGS)) $(call variant_define,$*) \
+	    -DSTEP_ARCHS='"$(call archs_of,$(call step_arch_flags,$(call variant_dir,$*)))"' -o $@ $< $(HARNESS) $(LDLIBS)
 
 # The ceiling: cuBLAS, built with the same harness.
 obj/cublas.o: cublas/cublas.cu $(HEADERS) $(ARCH_STAMP) | obj
@@ -184,19 +204,11 @@ obj/cublas.o: cublas/cublas.cu $(HEADERS) $(ARCH_STAMP) | obj
 cublas/cublas: obj/cublas.o $(HARNESS)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS) -lcublas
 
-# cuBLAS's INT8 GEMM: step 16's products' ceiling (make int8-gemm runs it; make moduli-sweep
-# records it beside step 16).
-obj/int8_gemm.o: cublas/int8_gemm.cu $(HEADERS) $(ARCH_STAMP) | obj
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
-
-cublas/int8_gemm: obj/int8_gemm.o $(HARNESS)
-	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS) -lcublas
-
 # The development versions in a step's versions/ folder (the step as it was before it became
 # the step, each a whole program: diff shows one change at a time), built as their step is
-# (its architecture too), into obj/versions/; scripts/versions.py measures them beside the
-# steps. Not part of all: CI builds all for each architecture in turn, and these would add
-# about a minute and a half.
+# (its architecture too), into obj/versions/; scripts/experiment.py versions measures them
+# beside the steps. Not part of all: CI builds all for each architecture in turn, and these
+# would add about a minute and a half.
 VERSION_DIRS := $(wildcard $(addsuffix /versions,$(STEP_DIRS)))
 # $(1): a versions folder -> its step's architecture flags, or $(2) for a step without its own.
 version_arch = $(if $(ARCH_$(patsubst %/versions,%,$(1))),$(call step_arch_flags,$(patsubst %/versions,%,$(1))),$(2))
@@ -290,8 +302,8 @@ FIRST_DIR := $(firstword $(STEP_DIRS))
 FIRST_STEP := $(call step_program,$(FIRST_DIR))
 TEST_HELPERS := obj/fake_driver/old/libcuda.so.1 obj/fake_driver/failing/libcuda.so.1 \
                 obj/test/foreign_arch obj/test/needs_cc99 obj/test/needs_exact99 \
-                obj/test/hopper_test obj/test/tensor_core_arith obj/test/short_sums obj/test/ozaki_model obj/test/multigpu_partition \
-                $(TEST_VERSIONS)
+                obj/test/hopper_test obj/test/tensor_core_arith obj/test/multigpu_partition \
+                $(TEST_VERSIONS) $(STEP_TEST_HELPERS)
 obj/fake_driver/old/libcuda.so.1: tests/fake_libcuda.c
 	@mkdir -p $(@D)
 	$(CC) -Wall -Wextra -shared -fPIC -DFAKE_DRIVER_VERSION=10020 -o $@ $<
@@ -324,17 +336,14 @@ obj/test/tensor_core_arith: tests/tensor_core_arith.cu tests/tf32_model.h tests/
 	@mkdir -p $(@D)
 	$(NVCC) -O3 -gencode=arch=compute_90a,code=sm_90a -Icommon -Itests -o $@ $<
 
-# The search for short sums beyond the fp32 bound, on step 14's arithmetic modelled on the CPU
-# (tests/19-short-sums.t): plain C, no GPU.
-obj/test/short_sums: tests/short_sums.c tests/tf32_model.h tests/tap.h $(HARNESS) $(HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(HARNESS) -lm
-
-# Ozaki scheme II's arithmetic (common/ozaki.h) modelled exactly on the CPU and its errors
-# measured (tests/22-ozaki.t): plain C, no GPU.
-obj/test/ozaki_model: tests/ozaki_model.c common/ozaki.h tests/tap.h $(HARNESS) $(HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(HARNESS) -lm
+# A step's own test helpers (stepNN_*/tests/*.c: the CPU models of its arithmetic, run by its
+# tests/*.t), plain C like the shared ones, into obj/test/<folder>/<name>: no GPU.
+define step_test_rule
+obj/test/$(basename $(subst /tests/,/,$(1))): $(1) $$(wildcard $(dir $(1))*.h $(dir $(1))../*.h tests/*.h) $$(HARNESS) $$(HEADERS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -Itests -I$(patsubst %/tests/,%,$(dir $(1))) -o $$@ $$< $$(HARNESS) -lm
+endef
+$(foreach f,$(STEP_TEST_SOURCES),$(eval $(call step_test_rule,$(f))))
 
 # The multi-GPU chapter's cuts (multigpu/partition.h), checked on the CPU by tests/20-multigpu.t:
 # plain C, no NCCL or GPU needed.
@@ -357,10 +366,6 @@ $(2): $(1)/$(2)
 endef
 $(foreach d,$(STEP_DIRS),$(eval $(call run_rule,$(d),$(call step_program,$(d)))))
 $(eval $(call run_rule,cublas,cublas))
-INT8_SIZES ?= 4096 8192
-int8-gemm: cublas/int8_gemm
-	@./cublas/int8_gemm --sizes "$(INT8_SIZES)" || { code=$$?; [ $$code = 3 ] || [ $$code = 4 ] || exit $$code; }
-.PHONY: int8-gemm
 
 # SMEM_LIMIT=64K (or bytes) runs everything as a GPU with that much shared memory per
 # block would: every program reads MATMUL_SMEM_LIMIT.
@@ -391,4 +396,4 @@ include cutlass/cutlass.mk
 include multigpu/multigpu.mk
 
 clean:
-	rm -rf obj $(PROGRAMS) cublas/cublas cublas/int8_gemm cpu/cpu_gemm transpose/transpose multigpu/multigpu
+	rm -rf obj $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose multigpu/multigpu

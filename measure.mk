@@ -1,8 +1,10 @@
 # What measures, profiles and draws (the build itself is the Makefile, which includes this):
 # the comparison and the sweeps, make reproduce, the charts and tables, ncu, compute-sanitizer
-# and ptxas's register counts. Every program these recipes run is found as the build finds it.
+# and ptxas's register counts. Every program these recipes run is found as the build finds it;
+# what the GPU measures, scripts/experiment.py runs (a kind per target), the chapters' own
+# programs aside (cpu, transpose, multigpu).
 
-.PHONY: compare tile-sweep cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep moduli-sweep \
+.PHONY: compare tile-sweep cpu cpu-sweep transpose transpose-profile warptile-sweep config-sweep sweep \
         reproduce plots plots-env profile profile-launch step-counters sanitize regs diff sass ptx
 
 # The classroom comparison: every program built here (every step, cuBLAS, and CUTLASS where
@@ -11,12 +13,12 @@ SIZES ?= 1000 4096
 REPS ?= 10
 DISTS ?= uniform wide
 compare: all
-	python3 scripts/compare.py --sizes "$(SIZES)" --reps $(REPS) --dists "$(DISTS)"
+	python3 scripts/experiment.py compare --sizes "$(SIZES)" --reps $(REPS) --dists "$(DISTS)"
 
 # The lab's tile-size table: each kernel whose step declares "tile_sweep" in its
 # experiments.json, built with that step's -D flag at each tile size.
 tile-sweep: all
-	python3 scripts/tile_sweep.py
+	python3 scripts/experiment.py tile-sweep
 
 # The CPU chapter: every variant, single-threaded then on all cores, and the lab's
 # block-size sweep; rows into results/<host>-cpu.csv.
@@ -39,16 +41,18 @@ transpose-profile: transpose/transpose
 # The warp-tiled kernels' tile shapes (the steps that declare "warptile_sweep"): each built
 # with -D flags and run at n = 1000 and 4096.
 warptile-sweep: all
-	python3 scripts/warptile_sweep.py
+	python3 scripts/experiment.py warptile-sweep
 
-# Step 16's knob: every number of moduli (make moduli) beside SGEMM, cuBLAS TF32 and the
-# 3xTF32 steps in one run, errors and time, into results/<device>-moduli.csv.
-moduli-sweep: all moduli
-	python3 scripts/moduli_sweep.py
+# The sweeps a step declares (its experiments.json's "sweeps"): the step, its build variants
+# (obj/variants/, each a -D parameter's value) and the programs it names beside it, into
+# results/<device>-<sweep>.csv. STEP=NN: that step's alone, NAME=...: one of them.
+sweep: all
+	python3 scripts/experiment.py sweep $(if $(filter command line environment,$(origin STEP)),--step $(STEP)) \
+	    $(if $(NAME),--name $(NAME))
 
 # Every configuration of each program that has several, each run through --config.
 config-sweep: all
-	python3 scripts/config_sweep.py
+	python3 scripts/experiment.py configs
 
 # Everything the READMEs show, measured again here (scripts/reproduce.py): ONLY="parts"
 # runs some of it, SKIP="parts" leaves some out; the plan and its time come first.
@@ -57,7 +61,8 @@ reproduce: all versions obj/harness_test $(TEST_HELPERS)
 
 # Charts into plots/ and the README tables, from results/, and the tensor-core chapter's
 # pictures (computed from the kernels' rules, no results). matplotlib where python3 can
-# import it, else a local virtual environment made once from plots/requirements.txt.
+# import it, else a local virtual environment made once from plots/requirements.txt
+# (PLOT_PYTHON=/path/to/python: one that has it).
 PLOT_PYTHON = $(shell python3 -c 'import matplotlib' 2>/dev/null && echo python3 || echo .venv/bin/python)
 plots: plots-env
 	python3 scripts/ladder.py record
@@ -65,7 +70,7 @@ plots: plots-env
 	$(PLOT_PYTHON) plots/tensor_pictures.py   # every step's pictures.py
 	python3 scripts/readme_tables.py
 plots-env:
-	@python3 -c 'import matplotlib' 2>/dev/null || $(MAKE) --no-print-directory .venv/installed
+	@$(PLOT_PYTHON) -c 'import matplotlib' 2>/dev/null || $(MAKE) --no-print-directory .venv/installed
 .venv/installed: plots/requirements.txt
 	python3 -m venv .venv
 	.venv/bin/pip install -q -r plots/requirements.txt
@@ -95,7 +100,7 @@ profile-launch: all
 	    $(if $(filter cublas,$(STEP)),./cublas/cublas,./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) -n $(NCU_N) --reps 1
 
 # A step's lesson in hardware counters (a step that declares "counters" in its
-# experiments.json: step 04's sectors per request, with and without cudaMallocPitch): ncu's
+# experiments.json: the pitched allocation's sectors per request, with and without it): ncu's
 # metrics it names, on it and on the step before it, at its sizes.
 step-counters: all
 	python3 scripts/counters.py
@@ -108,7 +113,7 @@ SANITIZE_SIZES ?= 17 100
 sanitize: all
 	python3 scripts/sanitize.py --sizes "$(SANITIZE_SIZES)" $(if $(ONLY),--only "$(ONLY)")
 
-# One line per kernel and architecture: which kernel (demangled: step 10's template
+# One line per kernel and architecture: which kernel (demangled: a templated kernel's
 # arguments are its tile shape), its registers, spills and static shared memory.
 REGS_AWK = /Compiling entry function/ { k = $$0; sub(/.*function .(void )?/, "", k); sub(/\(.*/, "", k); \
                                       a = $$0; sub(/.* for ./, "", a); sub(/.$$/, "", a) } \

@@ -180,14 +180,14 @@ double phase_lap(struct phase_clock *clk)
     return lap;
 }
 
-double time_kernel(launch_fn launch, const struct dev_mats *m, int reps)
+double time_kernel(launch_fn launch, const struct step_run *run, int reps)
 {
     if (reps <= 0)
         return 0.0;
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
-    launch(m); /* warm-up: instruction cache, TLBs, clocks ramping up */
+    launch(run); /* warm-up: instruction cache, TLBs, clocks ramping up */
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaDeviceSynchronize());
 
@@ -199,7 +199,7 @@ double time_kernel(launch_fn launch, const struct dev_mats *m, int reps)
     for (int r = 0; r < reps; r++) {
         float ms = 0.0f;
         CUDA_CHECK(cudaEventRecord(start, 0));
-        launch(m);
+        launch(run);
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaEventRecord(stop, 0));
         CUDA_CHECK(cudaEventSynchronize(stop));

@@ -63,6 +63,7 @@ void gpu_require(const char *program, const struct gpu_device *dev, int min_cc, 
 void gpu_require_exact(const char *program, const struct gpu_device *dev, int exact_cc, const char *needs);
 
 struct step_config;
+struct step_math;
 
 /* Device matrices as the kernels see them: leading dimensions in elements. */
 struct dev_mats {
@@ -73,11 +74,21 @@ struct dev_mats {
     float *c;
     size_t ldc;
     int n;
-    /* What common/padded.c hands a step's launch (0 and NULL where a step allocates its own):
-     * n rounded up to the step's tile, the one place it is rounded, and the configuration
-     * the harness chose for this run (NULL for a step with one). */
+    /* n rounded up to the step's tile by common/padded.c, the one place it is rounded (0 where
+     * a step allocates its own). */
     int padded;
-    const struct step_config *config;
+};
+
+/* One run of a step as its launch sees it (common/step.h's step_ops): the matrices, what the
+ * harness chose for this run, and what the harness holds for the step from setup to teardown.
+ * Nothing a step needs lives anywhere else. */
+struct step_run {
+    struct dev_mats mats;
+    const struct step_config *config; /* the configuration chosen (NULL for a step with one) */
+    const struct step_math *math;     /* the arithmetic --math chose (NULL for a program with one) */
+    void *workspace;                  /* device bytes beside A, B and C (NULL: none), poisoned */
+    size_t workspace_bytes;
+    void *state;                      /* host bytes for the step's own struct (NULL: none), zeroed */
 };
 
 /* What one pass of a step's host function measured. */
@@ -87,8 +98,10 @@ struct gpu_run {
     double kernel_median_ms;  /* CUDA events, median of reps after a warm-up; 0 if reps = 0 */
     size_t pitch_bytes;       /* bytes per device row when the allocation is pitched, else 0 */
     int padded_n;             /* n rounded up by a padded allocation, else 0 */
-    /* In, not measured: the configuration the harness chose (NULL for a step with one). */
+    /* In, not measured: the configuration and the arithmetic the harness chose (NULL for a
+     * program with one). */
     const struct step_config *config;
+    const struct step_math *math;
 };
 
 double gpu_run_total_ms(const struct gpu_run *run);
@@ -101,11 +114,12 @@ struct phase_clock {
 void phase_start(struct phase_clock *clk);
 double phase_lap(struct phase_clock *clk);
 
-typedef void (*launch_fn)(const struct dev_mats *m);
+/* A step's launch: its kernels for one run, nothing else (common/step.h). */
+typedef void (*launch_fn)(const struct step_run *run);
 
 /* Launch once to warm up, then reps times, each between two CUDA events; the
  * median in ms. The launches recompute the same C, so the result is unchanged. */
-double time_kernel(launch_fn launch, const struct dev_mats *m, int reps);
+double time_kernel(launch_fn launch, const struct step_run *run, int reps);
 
 #ifdef __cplusplus
 }

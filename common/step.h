@@ -1,6 +1,7 @@
 /* The contract between a step and the harness. A step's .cu file defines
  * step_info and matmult_gpu (the article's matmultCUDA); common/step_main.c does
- * everything else: options, inputs, timing passes, the check and the report. */
+ * everything else: options, inputs, timing passes, the check and the report. From step 06
+ * on, matmult_gpu hands its step_ops to common/padded.c, which holds everything a run needs. */
 #ifndef STEP_H
 #define STEP_H
 
@@ -30,6 +31,9 @@ struct step_math {
      * the program's own). cuBLAS on a GPU without TF32 would silently compute in FP32. */
     int min_cc;
     const char *needs;
+    /* Like step_info's, for a program whose configurations differ by arithmetic (CUTLASS's
+     * kernels); NULL: step_info's. */
+    int (*configs)(int n, const struct step_config **list);
 };
 
 struct step_info {
@@ -61,8 +65,9 @@ struct step_info {
      * nearest (cvt); else what it does instead ("A truncated by wgmma, B rounded to nearest"),
      * which --describe says and the tests check. */
     const char *tf32_inputs;
-    /* n x n float matrices the step allocates on the device beside A, B and C (step 13's Bt,
-     * step 14's big and small copies): counted when n is checked against the device's memory. */
+    /* About how many n x n float matrices its workspace holds (step_ops.workspace_bytes: step 13's
+     * Bt, step 14's big and small copies): counted when n is checked against the device's
+     * memory, before anything is allocated. */
     int scratch_matrices;
     /* A step with a versions/ folder, and each version there: what it changes from the
      * version before it (the chain is the versions' file names in order, then the step).
@@ -93,8 +98,31 @@ extern "C" const char step_archs[] = STEP_ARCHS;
 extern const char step_archs[];
 #endif
 
-/* The arithmetic --math chose (the list's first by default; NULL for a program without). */
-extern const struct step_math *step_math;
+/* The alignment of a step's state (step_ops.state_bytes): a CUtensorMap's, the strictest a
+ * step keeps there. */
+#define STEP_STATE_ALIGN 64
+
+/* How the harness runs a step (common/padded.c): once per run it allocates the workspace and
+ * the state, calls setup, then launches as often as it times, then calls teardown and frees
+ * both. Setup and teardown lie outside the end-to-end phases and the kernel time, so a step
+ * keeps nothing of its own between runs and caches nothing in statics. NULL: not needed. */
+struct step_ops {
+    /* Device bytes the step needs beside A, B and C at the padded size, in this configuration
+     * (step 13's Bt, step 14's split copies and marks): run->workspace, filled with POISON_BYTE
+     * like C, so that reading what the step never wrote shows. */
+    size_t (*workspace_bytes)(int padded, const struct step_config *config);
+    /* The size of the step's own struct (its tensor maps, its plan): run->state, zeroed host
+     * memory aligned to STEP_STATE_ALIGN. */
+    size_t state_bytes;
+    /* Before the first launch, A, B, C and the workspace in place: build tensor maps and plans
+     * into run->state, opt kernels into more than 48 KB of shared memory, create library
+     * handles. */
+    void (*setup)(struct step_run *run);
+    /* The timed part: the step's kernels (or library call), nothing else. */
+    void (*launch)(const struct step_run *run);
+    /* After the last launch: free what setup made (library handles). */
+    void (*teardown)(struct step_run *run);
+};
 
 /* Allocate device matrices, copy A and B in, multiply, copy C back, free; fill in
  * the end-to-end phases of run and, when kernel_reps > 0, the kernel's median time.
@@ -103,12 +131,12 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
                  int kernel_reps, struct gpu_run *run);
 
 /* Step 06's matmult_gpu with any tile (common/padded.c): device matrices padded to a
- * multiple of tile and zero-filled, copies, one launch, copy back, free; then the
- * kernel's median time over kernel_reps launches. The launch gets the padded size and the
- * run's configuration in its dev_mats (padded, config): n is rounded up here and nowhere
- * else. The steps after 06 call it. */
+ * multiple of tile and zero-filled, the step's setup, copies, one launch, copy back; the
+ * kernel's median time over kernel_reps launches; the step's teardown, free. The launch gets
+ * the padded size (run->mats.padded: n is rounded up here and nowhere else) and the
+ * configuration and arithmetic of measured (config, math). The steps after 06 call it. */
 void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int tile,
-                    launch_fn launch, int kernel_reps, struct gpu_run *run);
+                    const struct step_ops *ops, int kernel_reps, struct gpu_run *measured);
 
 
 #ifdef __cplusplus

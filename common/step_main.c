@@ -51,22 +51,19 @@ static void check_device_memory(const char *program, int n, const struct gpu_dev
     }
 }
 
-const struct step_math *step_math;
-
-/* --math's name, checked before the GPU is touched; the list's first without --math. */
-static void choose_math(const char *program, const struct options *opt)
+/* --math's name, checked before the GPU is touched; the list's first without --math, NULL
+ * for a program with one arithmetic. */
+static const struct step_math *choose_math(const char *program, const struct options *opt)
 {
     if (!step_info.maths) {
         if (opt->math)
             usage_error(program, "bad --math '%s': %s has a single arithmetic", opt->math, program);
-        return;
+        return NULL;
     }
     char names[256] = "";
     for (const struct step_math *m = step_info.maths; m->name; m++) {
-        if (!opt->math || strcmp(m->name, opt->math) == 0) {
-            step_math = m;
-            return;
-        }
+        if (!opt->math || strcmp(m->name, opt->math) == 0)
+            return m;
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", m == step_info.maths ? "" : ", ",
                  m->name);
     }
@@ -88,15 +85,28 @@ static void load_inputs(const char *program, struct options *opt, float **a, flo
         opt->check = opt->n <= FULL_CHECK_MAX_N ? CHECK_FULL : CHECK_SAMPLE;
 }
 
+/* The configurations at size n of the program in arithmetic math (NULL: its only one): the
+ * arithmetic's own list, else the step's; 0 for a program with one. */
+static int configs_of(const struct step_math *math, int n, const struct step_config **list)
+{
+    if (math && math->configs)
+        return math->configs(n, list);
+    if (step_info.configs)
+        return step_info.configs(n, list);
+    *list = NULL;
+    return 0;
+}
+
 /* --config's name, checked before the GPU is touched: a bad one is bad usage. */
-static const struct step_config *named_config(const char *program, const struct options *opt)
+static const struct step_config *named_config(const char *program, const struct options *opt,
+                                              const struct step_math *math)
 {
     if (!opt->config)
         return NULL;
-    if (!step_info.configs)
-        usage_error(program, "bad --config '%s': %s has a single configuration", opt->config, program);
     const struct step_config *list;
-    const int count = step_info.configs(opt->n, &list);
+    const int count = configs_of(math, opt->n, &list);
+    if (!count)
+        usage_error(program, "bad --config '%s': %s has a single configuration", opt->config, program);
     char names[512] = "";
     for (int i = 0; i < count; i++) {
         if (strcmp(list[i].name, opt->config) == 0)
@@ -108,9 +118,9 @@ static const struct step_config *named_config(const char *program, const struct 
 
 /* The configuration to run: the one --config named, or the first of the step's list
  * that fits the device's shared memory per block (MATMUL_SMEM_LIMIT can lower it); NULL for
- * a step with one. Each pass hands it to the step (gpu_run's config, then dev_mats's). */
-static const struct step_config *choose_config(const char *program, int n, const struct step_config *named,
-                                               const struct gpu_device *dev)
+ * a step with one. Each pass hands it to the step (gpu_run's config, then step_run's). */
+static const struct step_config *choose_config(const char *program, int n, const struct step_math *math,
+                                               const struct step_config *named, const struct gpu_device *dev)
 {
     if (named) {
         if (named->smem_bytes > dev->smem_per_block_optin)
@@ -118,10 +128,10 @@ static const struct step_config *choose_config(const char *program, int n, const
                         named->name, named->smem_bytes, dev->name, dev->smem_per_block_optin);
         return named;
     }
-    if (!step_info.configs)
-        return NULL;
     const struct step_config *list;
-    const int count = step_info.configs(n, &list);
+    const int count = configs_of(math, n, &list);
+    if (!count)
+        return NULL;
     for (int i = 0; i < count; i++) {
         if (list[i].smem_bytes <= dev->smem_per_block_optin)
             return &list[i];
@@ -189,12 +199,10 @@ static void describe_block(const struct step_math *m, int n)
     printf("needs=%s\n", m && m->needs ? m->needs : step_info.needs ? step_info.needs : "");
     printf("archs=%s\n", step_archs);
     printf("configs=");
-    if (step_info.configs) {
-        const struct step_config *list;
-        const int count = step_info.configs(n, &list);
-        for (int i = 0; i < count; i++)
-            printf("%s%s", i ? " " : "", list[i].name);
-    }
+    const struct step_config *list;
+    const int count = configs_of(m, n, &list);
+    for (int i = 0; i < count; i++)
+        printf("%s%s", i ? " " : "", list[i].name);
     printf("\nconfig_legend=%s\n", step_info.config_legend ? step_info.config_legend : "");
     printf("tf32_inputs=%s\n", step_info.tf32_inputs ? step_info.tf32_inputs : "");
     printf("change=%s\n", step_info.change ? step_info.change : "");
@@ -203,18 +211,17 @@ static void describe_block(const struct step_math *m, int n)
     printf("builds_on=%s\n", step_info.builds_on ? step_info.builds_on : "");
 }
 
-/* --describe: every arithmetic's block (or the one --math named), blank lines between. */
-static void describe(const struct options *opt)
+/* --describe: every arithmetic's block (or the one --math named: chosen), blank lines between. */
+static void describe(const struct options *opt, const struct step_math *chosen)
 {
     if (!step_info.maths) {
         describe_block(NULL, opt->n);
         return;
     }
     for (const struct step_math *m = step_info.maths; m->name; m++) {
-        if (opt->math && m != step_math)
+        if (opt->math && m != chosen)
             continue;
         printf("%s", m == step_info.maths || opt->math ? "" : "\n");
-        step_math = m; /* a program's configurations may depend on its arithmetic */
         describe_block(m, opt->n);
     }
 }
@@ -229,22 +236,22 @@ int main(int argc, char **argv)
     struct options opt;
     const char *program = step_info.program;
     parse_args(program, step_info.lesson, argc, argv, &opt);
-    choose_math(program, &opt);
-    if (step_math)
-        program = step_math->row_name;
+    const struct step_math *math = choose_math(program, &opt);
+    if (math)
+        program = math->row_name;
     if (opt.describe) {
-        describe(&opt);
+        describe(&opt, math);
         return EXIT_PASS;
     }
-    const char *lesson = step_math ? step_math->lesson : step_info.lesson;
-    const enum precision_class precision = step_math ? step_math->precision : step_info.precision;
+    const char *lesson = math ? math->lesson : step_info.lesson;
+    const enum precision_class precision = math ? math->precision : step_info.precision;
     const enum precision_class judged = opt.judge >= 0 ? (enum precision_class)opt.judge : precision;
     float *a = NULL, *b = NULL;
     if (opt.load_dir)
         load_inputs(program, &opt, &a, &b);
     const int n = opt.n;
     check_host_memory(program, n);
-    const struct step_config *named = named_config(program, &opt);
+    const struct step_config *named = named_config(program, &opt, math);
 
     struct gpu_device dev;
     gpu_open(program, &dev);
@@ -256,9 +263,9 @@ int main(int argc, char **argv)
 #endif
     gpu_require(program, &dev, step_info.min_cc, step_info.needs);
     gpu_require_exact(program, &dev, step_info.exact_cc, step_info.needs);
-    if (step_math && step_math->min_cc)
-        gpu_require(program, &dev, step_math->min_cc, step_math->needs);
-    const struct step_config *config = choose_config(program, n, named, &dev);
+    if (math && math->min_cc)
+        gpu_require(program, &dev, math->min_cc, math->needs);
+    const struct step_config *config = choose_config(program, n, math, named, &dev);
     check_device_memory(program, n, &dev);
     if (opt.gpu_check) {
         printf("%s: runs on %s (compute capability %d.%d)", program, dev.name, dev.cc_major, dev.cc_minor);
@@ -294,6 +301,7 @@ int main(int argc, char **argv)
         struct gpu_run run;
         memset(&run, 0, sizeof run);
         run.config = config;
+        run.math = math;
         poison_mat(c, (size_t)n * n);
         matmult_gpu(a, n, b, n, c, n, n, pass == E2E_PASSES ? opt.reps : 0, &run);
         if (pass > 0) {

@@ -23,7 +23,7 @@
 #define REPS_BUDGET_MS 3000.0
 
 enum variant { BASELINE, AVX, AVX_BLOCKED, AVX_BLOCKED_BT, PACKED, PACKED_OMP, OPENBLAS, NUM_VARIANTS };
-static const char *variant_names[NUM_VARIANTS] = {"baseline", "avx", "avx_blocked", "avx_blocked_bt",
+static const char *const variant_names[NUM_VARIANTS] = {"baseline", "avx", "avx_blocked", "avx_blocked_bt",
                                                   "packed", "packed_omp", "openblas"};
 
 struct cpu_options {
@@ -37,6 +37,7 @@ struct cpu_options {
     int check_given, csv, csv_header;
     enum input_dist dist;
     const char *load_dir; /* --load DIR: a.npy and b.npy instead of generated inputs */
+    enum isa isa;         /* --isa: the packed micro-kernel's, ISA_NONE for the best there is */
 };
 
 static void usage(void)
@@ -102,11 +103,11 @@ static void take_block(const char *program, const char *value, void *into)
 /* --isa auto|avx2|avx512: the packed micro-kernel; one this CPU lacks is exit 4. */
 static void take_isa(const char *program, const char *value, void *into)
 {
-    (void)into;
+    enum isa *isa = into;
     if (strcmp(value, "avx2") == 0)
-        packed_force_isa(ISA_AVX2);
+        *isa = ISA_AVX2;
     else if (strcmp(value, "avx512") == 0)
-        packed_force_isa(ISA_AVX512);
+        *isa = ISA_AVX512;
     else if (strcmp(value, "auto") != 0)
         usage_error(program, "bad --isa '%s': expected auto, avx2 or avx512", value);
     if (strcmp(value, "auto") != 0 && ((strcmp(value, "avx512") == 0 && cpu_isa() != ISA_AVX512) ||
@@ -137,7 +138,7 @@ static void parse(int argc, char **argv, struct cpu_options *o, int *features)
          .names = variant_names, .count = NUM_VARIANTS},
         {.name = "threads", .kind = OPTION_COUNT, .into = &o->threads, .min = 1, .max = 1024},
         {.name = "block", .kind = OPTION_CUSTOM, .into = &o->block, .custom = take_block},
-        {.name = "isa", .kind = OPTION_CUSTOM, .custom = take_isa},
+        {.name = "isa", .kind = OPTION_CUSTOM, .into = &o->isa, .custom = take_isa},
         {.name = "reps", .kind = OPTION_COUNT, .into = &o->reps, .min = 1, .max = 100000},
         {.name = "seed", .kind = OPTION_SEED, .into = &o->seed},
         {.name = "check", .kind = OPTION_CHECK, .into = &o->check, .given = &o->check_given},
@@ -194,8 +195,8 @@ static void run_variant(int v, const float *a, const float *b, float *c, int n, 
     case AVX: gemm_avx(a, b, c, n); break;
     case AVX_BLOCKED: gemm_avx_blocked(a, b, c, n, o->block); break;
     case AVX_BLOCKED_BT: gemm_avx_blocked_bt(a, b, c, n, o->block); break;
-    case PACKED: gemm_packed(a, b, c, n, 1); break;
-    case PACKED_OMP: gemm_packed(a, b, c, n, o->threads); break;
+    case PACKED: gemm_packed(a, b, c, n, 1, o->isa); break;
+    case PACKED_OMP: gemm_packed(a, b, c, n, o->threads, o->isa); break;
     case OPENBLAS: gemm_openblas(a, b, c, n, o->threads); break;
     }
 }
@@ -257,7 +258,7 @@ int main(int argc, char **argv)
     if (features) {
         printf("cpu=%s\ncpus=%ld\nisa=%s\npacked_isa=%s\nopenblas=%d\nopenmp=%d\nopenblas_config=%s\n", host, cpus,
                isa == ISA_AVX512 ? "avx512" : isa == ISA_AVX2 ? "avx2" : "none",
-               isa == ISA_NONE ? "none" : packed_isa_name(), have_openblas(),
+               isa == ISA_NONE ? "none" : packed_isa_name(o.isa), have_openblas(),
 #ifdef _OPENMP
                1,
 #else
@@ -338,7 +339,7 @@ int main(int argc, char **argv)
             all_pass &= pass;
             const int threads = v == PACKED_OMP || v == OPENBLAS ? o.threads : 1;
             const char *isa_used = v == BASELINE ? "scalar" : v == OPENBLAS ? "openblas"
-                                 : v == PACKED || v == PACKED_OMP ? packed_isa_name() : "avx2";
+                                 : v == PACKED || v == PACKED_OMP ? packed_isa_name(o.isa) : "avx2";
             const double gflops = 2.0 * n * (double)n * n / (ms * 1e6);
             const double avg = res.compared ? res.sum_rel_err / res.compared : 0.0;
             if (o.csv)

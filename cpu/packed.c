@@ -112,22 +112,16 @@ enum isa cpu_isa(void)
     return ISA_NONE;
 }
 
-static enum isa forced = ISA_NONE;
-
-void packed_force_isa(enum isa isa)
+static const struct kernel *choose_kernel(enum isa isa)
 {
-    forced = isa;
-}
-
-static const struct kernel *choose_kernel(void)
-{
-    enum isa isa = forced != ISA_NONE ? forced : cpu_isa();
+    if (isa == ISA_NONE)
+        isa = cpu_isa();
     return isa == ISA_AVX512 ? &kernel_avx512 : &kernel_avx2;
 }
 
-const char *packed_isa_name(void)
+const char *packed_isa_name(enum isa isa)
 {
-    return choose_kernel()->name;
+    return choose_kernel(isa)->name;
 }
 
 static int min_int(int x, int y)
@@ -204,9 +198,9 @@ static int block_size(const char *name, int fallback, int multiple)
     return v > 0 ? (v + multiple - 1) / multiple * multiple : fallback;
 }
 
-void gemm_packed(const float *a, const float *b, float *c, int n, int threads)
+void gemm_packed(const float *a, const float *b, float *c, int n, int threads, enum isa isa)
 {
-    const struct kernel *kn = choose_kernel();
+    const struct kernel *kn = choose_kernel(isa);
     const int kc_max = block_size("PACKED_KC", kn->kc, 1), nc_max = block_size("PACKED_NC", kn->nc, kn->nr);
     /* With several threads each takes blocks of rows of C as it finishes the last
      * (dynamic schedule): about three blocks per thread keep them all busy to the end. */

@@ -13,15 +13,15 @@ void gemm_avx(const float *a, const float *b, float *c, int n);
 void gemm_avx_blocked(const float *a, const float *b, float *c, int n, int block);
 /* 4. The same with B transposed first, as the lab tried it. */
 void gemm_avx_blocked_bt(const float *a, const float *b, float *c, int n, int block);
-/* 5. Packed panels and a register-blocked micro-kernel (the GotoBLAS/BLIS loops);
- *    threads > 1 runs the loop over blocks of rows of C with OpenMP. */
-void gemm_packed(const float *a, const float *b, float *c, int n, int threads);
-
 /* Instruction sets, detected at run time. */
 enum isa { ISA_NONE, ISA_AVX2, ISA_AVX512 };
-enum isa cpu_isa(void);               /* the best this CPU has */
-void packed_force_isa(enum isa isa);  /* ISA_NONE: the best there is */
-const char *packed_isa_name(void);    /* what gemm_packed runs: "avx512", "avx2" */
+enum isa cpu_isa(void); /* the best this CPU has */
+
+/* 5. Packed panels and a register-blocked micro-kernel (the GotoBLAS/BLIS loops);
+ *    threads > 1 runs the loop over blocks of rows of C with OpenMP. isa: the micro-kernel's
+ *    instruction set, ISA_NONE for the best this CPU has. */
+void gemm_packed(const float *a, const float *b, float *c, int n, int threads, enum isa isa);
+const char *packed_isa_name(enum isa isa); /* what gemm_packed runs with it: "avx512", "avx2" */
 
 /* OpenBLAS's cblas_sgemm, the ceiling; 0 when the program was built without it. */
 int have_openblas(void);

@@ -25,17 +25,40 @@ const struct step_info step_info = {
     .maths = maths,
 };
 
-/* Created once, in the warm-up pass, so that no timed pass pays for it. */
-static cublasHandle_t handle;
+/* The run's cuBLAS handle, made in setup with the arithmetic --math chose, outside the timed
+ * phases. */
+struct step_state {
+    cublasHandle_t handle;
+};
 
-static void launch(const struct dev_mats *m)
+static void setup(struct step_run *run)
 {
+    struct step_state *state = (struct step_state *)run->state;
+    CUBLAS_CHECK(cublasCreate(&state->handle));
+    /* The default is FP32 arithmetic: TF32 has to be asked for. */
+    CUBLAS_CHECK(cublasSetMathMode(state->handle, run->math->precision == PRECISION_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                                                         : CUBLAS_DEFAULT_MATH));
+}
+
+static void launch(const struct step_run *run)
+{
+    const struct step_state *state = (const struct step_state *)run->state;
+    const struct dev_mats *m = &run->mats;
     const float one = 1.0f, zero = 0.0f;
     /* cuBLAS is column-major: a row-major matrix is its transpose. Row-major
      * C = A B is column-major C^T = B^T A^T, so pass B first, then A. */
-    CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m->n, m->n, m->n, &one, m->b, (int)m->ldb,
+    CUBLAS_CHECK(cublasSgemm(state->handle, CUBLAS_OP_N, CUBLAS_OP_N, m->n, m->n, m->n, &one, m->b, (int)m->ldb,
                              m->a, (int)m->lda, &zero, m->c, (int)m->ldc));
 }
+
+static void teardown(struct step_run *run)
+{
+    const struct step_state *state = (const struct step_state *)run->state;
+    CUBLAS_CHECK(cublasDestroy(state->handle));
+}
+
+static const struct step_ops ops = {.state_bytes = sizeof(struct step_state), .setup = setup, .launch = launch,
+                                    .teardown = teardown};
 
 /* The steps' shared host function (common/padded.c), with a tile of 1: pitched
  * rows, no padding of n. cuBLAS gets the same allocation, copies and timing as the steps
@@ -43,11 +66,5 @@ static void launch(const struct dev_mats *m)
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
-    if (!handle) {
-        CUBLAS_CHECK(cublasCreate(&handle));
-        /* The default is FP32 arithmetic: TF32 has to be asked for. */
-        CUBLAS_CHECK(cublasSetMathMode(handle, step_math->precision == PRECISION_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                                                      : CUBLAS_DEFAULT_MATH));
-    }
-    matmult_padded(a, lda, b, ldb, c, ldc, n, 1, launch, kernel_reps, run);
+    matmult_padded(a, lda, b, ldb, c, ldc, n, 1, &ops, kernel_reps, run);
 }

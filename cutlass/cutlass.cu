@@ -10,16 +10,10 @@
 
 #include <cutlass/cutlass.h>
 #include <cutlass/gemm/device/gemm.h>
+#include <new>
+#include <type_traits>
 #include <stdio.h>
 #include <stdlib.h>
-
-enum { MATH_TF32, MATH_3XTF32 };
-static const struct step_math maths[] = {
-    {.name = "tf32", .row_name = "cutlass_tf32", .precision = PRECISION_TF32,
-     .lesson = "CUTLASS TF32, mma.sync (the peer)"},
-    {.name = "3xtf32", .row_name = "cutlass_3xtf32", .precision = PRECISION_FP32,
-     .lesson = "CUTLASS 3xTF32, mma.sync (the peer)"},
-    {.name = NULL}};
 
 /* The kernel of one configuration and arithmetic. A, B and C are row-major FP32, as the
  * harness keeps them, and the accumulators FP32. Sm80 is the architecture the kernel is
@@ -62,33 +56,58 @@ using Gemm = cutlass::gemm::device::Gemm<
     X(op, 4, 128, 64, 32, 64, 32, 3)     \
     X(op, 5, 128, 64, 16, 64, 32, 3)
 
-/* The lists expand twice: the harness's list (name and shared memory) and, in the same
- * order, the launch function of each. A configuration's shared memory is its kernel's
- * SharedStorage: the pipeline's stages of A and B tiles (the epilogue reuses the bytes). */
+/* What a configuration's setup builds for its launches: CUTLASS's kernel parameters (the
+ * matrices' addresses among them) and the grid. */
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, typename MathOperator>
-static void run_gemm(const struct dev_mats *m);
+struct gemm_state {
+    typename Gemm<BM, BN, BK, WM, WN, STAGES, MathOperator>::GemmKernel::Params params;
+    dim3 grid;
+};
+
+/* The lists expand twice: the harness's list (name and shared memory) and, in the same
+ * order, the ops of each (common/step.h: its state, setup and launch). A configuration's
+ * shared memory is its kernel's SharedStorage: the pipeline's stages of A and B tiles (the
+ * epilogue reuses the bytes). */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, typename MathOperator>
+static void setup_gemm(struct step_run *run);
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, typename MathOperator>
+static void launch_gemm(const struct step_run *run);
 #define CONFIG_ENTRY(op, id, bm, bn, bk, wm, wn, s)                                   \
     {id, #bm "x" #bn "x" #bk "_" #wm "x" #wn "x" #bk "/" #s,                          \
      sizeof(typename Gemm<bm, bn, bk, wm, wn, s, op>::GemmKernel::SharedStorage)},
-#define CONFIG_RUN(op, id, bm, bn, bk, wm, wn, s) run_gemm<bm, bn, bk, wm, wn, s, op>,
+#define CONFIG_OPS(op, id, bm, bn, bk, wm, wn, s)                                     \
+    {.state_bytes = sizeof(gemm_state<bm, bn, bk, wm, wn, s, op>),                    \
+     .setup = setup_gemm<bm, bn, bk, wm, wn, s, op>,                                  \
+     .launch = launch_gemm<bm, bn, bk, wm, wn, s, op>},
 static const struct step_config tf32_list[] = {TF32_CONFIGS(CONFIG_ENTRY, cutlass::arch::OpMultiplyAdd)};
-static const launch_fn tf32_run[] = {TF32_CONFIGS(CONFIG_RUN, cutlass::arch::OpMultiplyAdd)};
+static const struct step_ops tf32_ops[] = {TF32_CONFIGS(CONFIG_OPS, cutlass::arch::OpMultiplyAdd)};
 static const struct step_config fast_f32_list[] = {
     FAST_F32_CONFIGS(CONFIG_ENTRY, cutlass::arch::OpMultiplyAddFastF32)};
-static const launch_fn fast_f32_run[] = {FAST_F32_CONFIGS(CONFIG_RUN, cutlass::arch::OpMultiplyAddFastF32)};
+static const struct step_ops fast_f32_ops[] = {FAST_F32_CONFIGS(CONFIG_OPS, cutlass::arch::OpMultiplyAddFastF32)};
 
-/* Each arithmetic its own list. The harness chooses the arithmetic (--math) before it asks
- * for the list, so --config and the choice by shared memory see the right one. */
-static int cutlass_configs(int n, const struct step_config **list)
+/* Each arithmetic its own list (step_math's configs): the harness asks for the list of the
+ * arithmetic --math chose, so --config and the choice by shared memory see the right one. */
+static int tf32_configs(int n, const struct step_config **list)
 {
     (void)n; /* one list for every n, for now */
-    if (step_math == &maths[MATH_3XTF32]) {
-        *list = fast_f32_list;
-        return sizeof fast_f32_list / sizeof *fast_f32_list;
-    }
     *list = tf32_list;
     return sizeof tf32_list / sizeof *tf32_list;
 }
+
+static int fast_f32_configs(int n, const struct step_config **list)
+{
+    (void)n;
+    *list = fast_f32_list;
+    return sizeof fast_f32_list / sizeof *fast_f32_list;
+}
+
+enum { MATH_TF32, MATH_3XTF32 };
+static const struct step_math maths[] = {
+    {.name = "tf32", .row_name = "cutlass_tf32", .precision = PRECISION_TF32,
+     .lesson = "CUTLASS TF32, mma.sync (the peer)", .configs = tf32_configs},
+    {.name = "3xtf32", .row_name = "cutlass_3xtf32", .precision = PRECISION_FP32,
+     .lesson = "CUTLASS 3xTF32, mma.sync (the peer)", .configs = fast_f32_configs},
+    {.name = NULL}};
 
 const struct step_info step_info = {
     .program = "cutlass",
@@ -96,7 +115,6 @@ const struct step_info step_info = {
     .chapter = "reference",
     .min_cc = 80,
     .needs = "TF32 tensor cores (mma.sync)",
-    .configs = cutlass_configs,
     .config_legend = "threadblock BM x BN x BK _ warp WM x WN x BK / stages",
     .precision = PRECISION_TF32,
     .maths = maths,
@@ -112,60 +130,55 @@ static void cutlass_check(cutlass::Status status, const char *what, int line)
 }
 #define CUTLASS_CHECK(call) cutlass_check((call), #call, __LINE__)
 
-/* Run one kernel. CUTLASS's device-level Gemm would do it in one call, but its run()
- * asks for the shared memory again (cudaFuncSetAttribute) at every launch, and that host
- * work would fall between the timing events. So its checks are used as they are, its
- * parameters are built as its initialize() builds them, and the kernel is launched here
- * as its run() launches it: the opt-in once, then the launch alone.
- * The parameters hold the matrices' addresses, which each pass allocates anew: they are
- * built at a pass's first launch (the end-to-end one) and reused by its timed ones. */
+/* One kernel. CUTLASS's device-level Gemm would run it in one call, but its run() asks for
+ * the shared memory again (cudaFuncSetAttribute) at every launch, and that host work would
+ * fall between the timing events. So the work is split as the harness splits a run: setup
+ * uses its checks as they are, builds its parameters as its initialize() builds them and
+ * opts the kernel in; the launch is its run()'s kernel launch, alone. */
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, typename MathOperator>
-static void run_gemm(const struct dev_mats *m)
+static void setup_gemm(struct step_run *run)
 {
     using Op = Gemm<BM, BN, BK, WM, WN, STAGES, MathOperator>;
     using Kernel = typename Op::GemmKernel;
+    using State = gemm_state<BM, BN, BK, WM, WN, STAGES, MathOperator>;
+    static_assert(alignof(State) <= STEP_STATE_ALIGN, "the harness aligns a step's state to STEP_STATE_ALIGN");
+    static_assert(std::is_trivially_destructible<State>::value, "the harness frees the state without destroying it");
+    const struct dev_mats *m = &run->mats;
     const int smem = (int)sizeof(typename Kernel::SharedStorage);
-    static struct dev_mats last;
-    static typename Kernel::Params params;
-    static dim3 grid;
-    static int opted_in;
-
-    if (m->a != last.a || m->b != last.b || m->c != last.c || m->lda != last.lda || m->ldb != last.ldb ||
-        m->ldc != last.ldc || m->n != last.n) {
-        /* The padded matrices are zero up to n rounded up to 4 (common/padded.c): the GEMM
-         * of that size is the GEMM of size n, with zeros around it that are not copied back. */
-        const int n = (m->n + 3) / 4 * 4;
-        const cutlass::gemm::GemmCoord size(n, n, n);
-        const typename Op::Arguments args(size, {m->a, (int64_t)m->lda}, {m->b, (int64_t)m->ldb},
-                                          {m->c, (int64_t)m->ldc}, {m->c, (int64_t)m->ldc},
-                                          {1.0f, 0.0f}); /* C = 1 AB + 0 C: C is not read */
-        CUTLASS_CHECK(Op::can_implement(args));
-        const cutlass::gemm::GemmCoord tiles = typename Kernel::ThreadblockSwizzle().get_tiled_shape(
-            size, {BM, BN, BK}, 1);
-        grid = typename Kernel::ThreadblockSwizzle().get_grid_shape(tiles);
-        params = typename Kernel::Params(size, tiles, args.ref_A.non_const_ref(), args.ref_B.non_const_ref(),
-                                         args.ref_C.non_const_ref(), args.ref_D, args.epilogue);
-        last = *m;
-    }
-    if (smem > SMEM_DEFAULT_BYTES && !opted_in) { /* past 48 KB a kernel must opt in, once */
+    /* The padded matrices are zero up to n rounded up to 4 (common/padded.c): the GEMM of that
+     * size is the GEMM of size n, with zeros around it that are not copied back. */
+    const int n = (m->n + 3) / 4 * 4;
+    const cutlass::gemm::GemmCoord size(n, n, n);
+    const typename Op::Arguments args(size, {m->a, (int64_t)m->lda}, {m->b, (int64_t)m->ldb},
+                                      {m->c, (int64_t)m->ldc}, {m->c, (int64_t)m->ldc},
+                                      {1.0f, 0.0f}); /* C = 1 AB + 0 C: C is not read */
+    CUTLASS_CHECK(Op::can_implement(args));
+    const cutlass::gemm::GemmCoord tiles = typename Kernel::ThreadblockSwizzle().get_tiled_shape(
+        size, {BM, BN, BK}, 1);
+    new (run->state) State{typename Kernel::Params(size, tiles, args.ref_A.non_const_ref(), args.ref_B.non_const_ref(),
+                                                   args.ref_C.non_const_ref(), args.ref_D, args.epilogue),
+                           typename Kernel::ThreadblockSwizzle().get_grid_shape(tiles)};
+    if (smem > SMEM_DEFAULT_BYTES) /* past 48 KB a kernel must opt in */
         CUDA_CHECK(cudaFuncSetAttribute(cutlass::Kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-        opted_in = 1;
-    }
-    cutlass::Kernel<Kernel><<<grid, Kernel::kThreadCount, smem>>>(params);
 }
 
-/* The configuration the harness chose, in the arithmetic --math chose (TF32 unless told). */
-static void launch(const struct dev_mats *m)
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, typename MathOperator>
+static void launch_gemm(const struct step_run *run)
 {
-    (step_math == &maths[MATH_3XTF32] ? fast_f32_run : tf32_run)[m->config->id](m);
+    using Kernel = typename Gemm<BM, BN, BK, WM, WN, STAGES, MathOperator>::GemmKernel;
+    const auto *state = (const gemm_state<BM, BN, BK, WM, WN, STAGES, MathOperator> *)run->state;
+    cutlass::Kernel<Kernel><<<state->grid, Kernel::kThreadCount, (int)sizeof(typename Kernel::SharedStorage)>>>(
+        state->params);
 }
 
 /* The shared host function of the steps and cuBLAS (common/padded.c) with a tile of 4:
  * device rows pitched, n padded to a multiple of 4 with zeros, because the kernels load A
  * and B 4 floats (16 bytes) at a time and need every row's width, and k, to be a multiple
- * of 4. CUTLASS gets the same allocation, copies and timing as the steps and cuBLAS. */
+ * of 4. CUTLASS gets the same allocation, copies and timing as the steps and cuBLAS; the ops
+ * are those of the configuration the harness chose, in the arithmetic --math chose. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
-    matmult_padded(a, lda, b, ldb, c, ldc, n, 4, launch, kernel_reps, run);
+    const struct step_ops *ops = run->math == &maths[MATH_3XTF32] ? fast_f32_ops : tf32_ops;
+    matmult_padded(a, lda, b, ldb, c, ldc, n, 4, &ops[run->config->id], kernel_reps, run);
 }

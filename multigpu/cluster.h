@@ -48,8 +48,9 @@ struct algorithm {
     /* 1: run can do its communication alone and its products alone (RUN_COMM, RUN_GEMM); 0:
      * they are one library call, timed only together. */
     int parts_apart;
-    /* NULL when it can run here, else why not (cuBLASMp not built, its NCCL too old). */
-    const char *(*unavailable)(const struct cluster *cl);
+    /* NULL when it can run here, else why not (cuBLASMp not built, its NCCL too old), in one
+     * line that may be written into why (why_size bytes, the caller's). */
+    const char *(*unavailable)(const struct cluster *cl, char *why, size_t why_size);
     /* Device memory one GPU needs, in bytes, the largest over the GPUs. */
     double (*device_bytes)(const struct cluster *cl);
     /* On GPU g (the calling thread's): allocate, copy its blocks of the row-major host

@@ -26,22 +26,18 @@
 #define MP_POINTER(f) static __typeof__(f) *p_##f;
 MP_FUNCTIONS(MP_POINTER)
 
-/* NULL once loaded, else why not. */
-static const char *mp_load(void)
+/* NULL once loaded, else why not (written into why). A second call finds the library loaded
+ * already (dlopen counts them) and resolves the same functions again. */
+static const char *mp_load(char *why, size_t why_size)
 {
-    static int tried;
-    static char why[300];
-    if (tried)
-        return why[0] ? why : NULL;
-    tried = 1;
     void *lib = dlopen(CUBLASMP_LIB, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        snprintf(why, sizeof why, "cannot load cuBLASMp: %s", dlerror());
+        snprintf(why, why_size, "cannot load cuBLASMp: %s", dlerror());
         return why;
     }
 #define MP_RESOLVE(f) \
     if (!(p_##f = (__typeof__(f) *)dlsym(lib, #f))) { \
-        snprintf(why, sizeof why, "cuBLASMp at " CUBLASMP_LIB " lacks " #f); \
+        snprintf(why, why_size, "cuBLASMp at " CUBLASMP_LIB " lacks " #f); \
         return why; \
     }
     MP_FUNCTIONS(MP_RESOLVE)
@@ -74,18 +70,17 @@ static long block_size(const struct cluster *cl)
     return cl->panel < cl->n ? cl->panel : cl->n;
 }
 
-static const char *mp_unavailable(const struct cluster *cl)
+static const char *mp_unavailable(const struct cluster *cl, char *why, size_t why_size)
 {
     (void)cl;
-    static char why[200];
-    const char *not_loaded = mp_load();
+    const char *not_loaded = mp_load(why, why_size);
     if (not_loaded)
         return not_loaded;
     int nccl = 0;
     NCCL_CHECK(ncclGetVersion(&nccl));
     /* From 0.8 on, cuBLASMp calls NCCL 2.29's one-sided operations (ncclPutSignal). */
     if (CUBLASMP_VERSION >= 800 && nccl < 22902) {
-        snprintf(why, sizeof why, "cuBLASMp %d.%d.%d needs NCCL 2.29.2 or newer; this NCCL is %d.%d.%d",
+        snprintf(why, why_size, "cuBLASMp %d.%d.%d needs NCCL 2.29.2 or newer; this NCCL is %d.%d.%d",
                  CUBLASMP_VER_MAJOR, CUBLASMP_VER_MINOR, CUBLASMP_VER_PATCH, nccl / 10000, nccl / 100 % 100,
                  nccl % 100);
         return why;
@@ -216,14 +211,15 @@ const struct algorithm cublasmp_algorithm = {
 int cublasmp_version(void)
 {
     int version = 0;
-    return mp_load() == NULL && p_cublasMpGetVersion(&version) == CUBLASMP_STATUS_SUCCESS ? version : 0;
+    char why[300];
+    return mp_load(why, sizeof why) == NULL && p_cublasMpGetVersion(&version) == CUBLASMP_STATUS_SUCCESS ? version : 0;
 }
 
 #else /* built without cuBLASMp */
 
-static const char *mp_unavailable(const struct cluster *cl)
+static const char *mp_unavailable(const struct cluster *cl, char *why, size_t why_size)
 {
-    (void)cl;
+    (void)cl, (void)why, (void)why_size;
     return "built without cuBLASMp (make cublasmp fetches it)";
 }
 

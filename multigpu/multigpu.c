@@ -185,7 +185,8 @@ int main(int argc, char **argv)
         int count = 0;
         if (cudaGetDeviceCount(&count) != cudaSuccess)
             count = 0;
-        const char *why = cublasmp_algorithm.unavailable(NULL);
+        char buffer[300];
+        const char *why = cublasmp_algorithm.unavailable(NULL, buffer, sizeof buffer);
         printf("nccl=%d.%d.%d\ncublasmp=%d\ncublasmp_why=%s\ngpus=%d\n", nccl_version / 10000, nccl_version / 100 % 100,
                nccl_version % 100, why ? 0 : cublasmp_version(), why ? why : "", count);
         return EXIT_PASS;
@@ -220,7 +221,8 @@ int main(int argc, char **argv)
     for (int a = 0; a < NUM_ALGORITHMS; a++) {
         if (!o.on[a])
             continue;
-        const char *why = algorithms[a]->unavailable ? algorithms[a]->unavailable(&cl) : NULL;
+        char buffer[300];
+        const char *why = algorithms[a]->unavailable ? algorithms[a]->unavailable(&cl, buffer, sizeof buffer) : NULL;
         if (why && o.algos_given) {
             fprintf(stderr, PROGRAM ": %s cannot run here: %s\n", algorithms[a]->name, why);
             return EXIT_NO_FEATURE;

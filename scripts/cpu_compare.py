@@ -19,6 +19,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import experiment  # noqa: E402
 import ladder  # noqa: E402
 
 EXE = ladder.CPU_GEMM
@@ -37,20 +38,19 @@ def compiler():
 def run(args, feats, stamp, rows):
     cmd = [EXE] + args + ["--csv-header"]
     print("$ " + " ".join(cmd), flush=True)
-    p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-    if p.returncode not in (0, 1):
-        print(p.stderr.strip(), file=sys.stderr)
+    found, code, err = experiment.run_table(cmd)
+    if code not in (0, 1):
+        print(err, file=sys.stderr)
         return False
-    lines = [l for l in p.stdout.strip().splitlines() if l and not l.startswith("program,")]
-    for line in lines:
-        r = ladder.result_row(cmd[:-1] + ["--csv"], dict(zip(PROGRAM_COLUMNS, line.split(","))), stamp)
+    for r in found:
+        r = ladder.result_row(cmd[:-1] + ["--csv"], r, stamp)
         r.update(compiler=compiler_name, openblas=feats.get("openblas_config", "").replace(",", " "))
         rows.append(r)
         print(f"  {r['program']:15s} n={r['n']:5s} threads={r['threads']:3s} isa={r['isa']:8s} "
               f"{float(r['ms']):10.3f} ms {float(r['gflops']):8.2f} GFLOPS  {r['status']}", flush=True)
-    if p.stderr.strip():
-        print(p.stderr.strip(), file=sys.stderr)
-    return p.returncode == 0
+    if err:
+        print(err, file=sys.stderr)
+    return code == 0
 
 
 def table(rows, sizes):

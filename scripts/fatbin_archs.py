@@ -5,7 +5,7 @@
 sm_XY runs on GPUs of compute capability X.Y up to X.9; PTX compute_XY is compiled by
 the driver for any GPU of X.Y or newer.
 
-Usage: scripts/fatbin_archs.py PROGRAM...   (make gpu-info runs it on step 01)
+Usage: scripts/fatbin_archs.py PROGRAM...   (make gpu-info runs it on the first step)
 """
 import os
 import struct

@@ -9,6 +9,7 @@ import argparse
 import csv
 import datetime
 import glob
+import importlib.util
 import json
 import os
 import re
@@ -88,6 +89,13 @@ def version_chains():
     return chains
 
 
+def versions():
+    """{program (its CSV name): (binary, what changed from the one before, may FAIL its bound)},
+    the chains one after the other, as the programs' own step_info say (version_chains)."""
+    return {v["program"]: (v["binary"], v["change"], bool(v["fails_on_purpose"]))
+            for chain in version_chains() for v in chain}
+
+
 def experiments(key=None):
     """What each step measures beyond the standard comparison, as its folder declares it
     (stepNN_name/experiments.json, each entry with its "why"): {program: {name: entry}};
@@ -101,6 +109,32 @@ def experiments(key=None):
     if key is None:
         return found
     return [(p, e[key]) for p, e in found.items() if key in e]
+
+
+_modules = {}
+
+
+def step_functions(kind):
+    """[(program, name, function)]: what the steps' experiments.json declare under kind ("tables",
+    "charts", "prose": each a name and its {"function": "module.function", "why"}), each function
+    loaded from its step's folder (module.py there), in the ladder's order."""
+    out = []
+    for program, entries in experiments(kind):
+        folder = os.path.join(ROOT, step_folder(program))
+        for name, entry in entries.items():
+            module, function = entry["function"].rsplit(".", 1)
+            path = os.path.join(folder, module + ".py")
+            if path not in _modules:
+                spec = importlib.util.spec_from_file_location(f"{program}_{module}", path)
+                _modules[path] = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(_modules[path])
+            out.append((program, name, getattr(_modules[path], function)))
+    return out
+
+
+def step_folder(program):
+    """A step's folder ("stepNN_name") from its program's name."""
+    return next(os.path.dirname(b) for b in step_binaries() if os.path.basename(b) == program)
 
 
 def builds_on(binary):
@@ -129,9 +163,9 @@ def step_before(program):
 
 
 def before(name, in_chain=False):
-    """(source of the program before it, its own source): for a step ("step05"), the step
+    """(source of the program before it, its own source): for a step ("stepNN"), the step
     before it on the ladder; in_chain, for a development version or the step that ends a chain
-    ("step13_v2", "step13"), the one before it in its chain, the first version against the
+    ("stepNN_v2", "stepNN"), the one before it in its chain, the first version against the
     step before its step. None when it has none."""
     for chain in version_chains() if in_chain else []:
         names = [v["program"] for v in chain]
@@ -396,7 +430,8 @@ def merge_results(path, new_rows, columns=RESULT_COLUMNS, key=KEY):
     keyof = lambda r: tuple(str(r.get(k) or KEY_DEFAULTS.get(k, "")) for k in key)
     replaced = {keyof(r) for r in new_rows}
     rows = [r for r in read_results(path) if keyof(r) not in replaced] + list(new_rows)
-    rows.sort(key=lambda r: tuple(int(v) if v.isdigit() else v for v in keyof(r)))
+    # Numbers numerically, before words: a build variant's column mixes counts and "" (the step as built).
+    rows.sort(key=lambda r: tuple((0, int(v), "") if v.isdigit() else (1, 0, v) for v in keyof(r)))
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w", newline="") as f:

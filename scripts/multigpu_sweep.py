@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import experiment  # noqa: E402
 import ladder  # noqa: E402
 
 EXE = os.path.join("multigpu", "multigpu")
@@ -95,15 +96,13 @@ def main(argv):
         cmd = [EXE, "-n", str(n), "--gpus", str(g), "--reps", str(a.reps), "--panel", str(a.panel), "--dist", a.dist,
                "--csv-header"]
         print("$ " + " ".join(cmd), flush=True)
-        p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-        if p.stderr.strip():
-            print(p.stderr.strip(), flush=True)
-        if p.returncode not in (0, 1):
-            return p.returncode
-        ok &= p.returncode == 0
-        for line in p.stdout.strip().splitlines()[1:]:
-            r = dict(zip(PROGRAM_COLUMNS, line.split(",")))
-            allrows.append(ladder.result_row(cmd[:-1] + ["--csv"], r, stamp))
+        found, code, err = experiment.run_table(cmd)
+        if err:
+            print(err, flush=True)
+        if code not in (0, 1):
+            return code
+        ok &= code == 0
+        allrows += [ladder.result_row(cmd[:-1] + ["--csv"], r, stamp) for r in found]
     print(f"\n{device}: C = A B in FP32, {a.dist} inputs, median of {a.reps}; efficiency = one GPU's cuBLAS "
           f"SGEMM time / (GPUs x time)\n{table(allrows)}\n")
     print(ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + f"-{a.record_in}.csv"), allrows,

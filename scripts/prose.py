@@ -18,16 +18,15 @@ as an assertion, checked the same way and never shown:
 And a lint: every number in prose or in a typed table with a unit of measurement (ms, µs,
 GB/s, GFLOPS, TFLOPS, GB, MB, KB, %, or an "x" speedup) or written as a relative error
 (2.15e-6) must be inside a marker, or in the list of numbers that are not measurements
-(specifications, estimates, the article's text, ...) in tests/prose_exempt/, each with
-its reason.
+(specifications, estimates, the article's text, ...) in tests/prose_exempt/ or, for a step's
+page, in its folder's prose_exempt.txt, each with its reason.
 
 The expressions can use the functions below (all figures of the main device unless said):
   ms(p, n), gflops(p, n), tflops(p, n), e2e_ms(p, n), e2e_gflops(p, n), err(p, n),
   avg_err(p, n), col(p, n, column), faster(a, b, n) = ms(b) / ms(a),
   pct_cublas(p, n), pct_peak(p, n), peak() (FP32 peak, GFLOPS),
   capped(kb, p, n, column), config(program, name, n, column), version(p, n, column)
-  (scripts/versions.py's runs), moduli(p, n, column="kernel_ms", dist="uniform") (step 16's
-  knob, scripts/moduli_sweep.py), tile(kernel, t, n, column),
+  (the development versions' runs), tile(kernel, t, n, column),
   warptile(program, config, n, column), transpose(variant, rows, cols, column),
   cpu(host, program, n, threads, isa=None, block=None, column="gflops") with host
   "xeon" or "epyc", ncu(log, section, metric) (value in bytes, seconds, % or a count),
@@ -38,8 +37,11 @@ The expressions can use the functions below (all figures of the main device unle
   experiment(name, column, **match) (a step's own experiment, results/<device>-<name>.csv:
   experiment("step15-time-split", "kernel_ms", variant="as it is", n=4096)),
   mgpu_eff(algo, n, gpus, panel=8192) (parallel efficiency against the same run's one-GPU
-  SGEMM, scaled by n^3 where one GPU did not run that n), and min, max, abs, round.
+  SGEMM, scaled by n^3 where one GPU did not run that n), and min, max, abs, round; and the
+  functions the steps declare (their experiments.json's "prose", in their folders' Python, each
+  called with these results first: a step's sweep's rows, read by its variants' column).
 """
+import functools
 import glob
 import os
 import re
@@ -126,7 +128,21 @@ class Results:
             raise KeyError(f"no one-GPU run to compare {algo} at n = {n} on {gpus} GPUs with")
         return eff
 
-    def functions(self):
+    def functions(self, where=""):
+        """The expressions' functions: these, and the ones the steps declare. A name two steps
+        declare (a copy of a step keeps its functions' names) is the page's own step's on its page
+        (where: its path from the root), elsewhere the first step's on the ladder."""
+        shared = self.shared_functions()
+        found = dict(shared)
+        steps = ladder.step_functions("prose")
+        own = [s for s in steps if where.startswith(ladder.step_folder(s[0]) + "/")]
+        for program, name, function in own + [s for s in steps if s not in own]:
+            if name in shared:
+                raise ValueError(f"{program}'s experiments.json declares prose function '{name}', which exists")
+            found.setdefault(name, functools.partial(function, self))
+        return found
+
+    def shared_functions(self):
         c = self.col
         peak = lambda: ladder.fp32_peak_gflops(gpu_fields(self.dir, DEVICE))  # noqa: E731
         return {
@@ -149,14 +165,8 @@ class Results:
                 f"{self.slug}-capped-to-{kb}-kb.csv", "a capped run", program=p, n=n)[column]),
             "version": lambda p, n, column="gflops": float(self.find(
                 f"{self.slug}-versions.csv", "a development version", program=p, n=n)[column]),
-            "moduli": lambda p, n, column="kernel_ms", dist="uniform": float(self.find(
-                f"{self.slug}-moduli.csv", "the moduli sweep", program=p, n=n, dist=dist)[column]),
             "experiment": lambda name, column, **match: float(self.find(
                 f"{self.slug}-{name}.csv", f"the experiment {name}", **match)[column]),
-            "int8": lambda n, column="tops": float(self.find(
-                f"{self.slug}-int8-gemm.csv", "cuBLAS's INT8 GEMM", program="cublas_int8", n=n)[column]),
-            "rounding": lambda p, n, dist, column="max_comp_err": float(self.find(
-                f"{self.slug}-tf32-rounding.csv", "TF32 truncated against rounded", program=p, n=n, dist=dist)[column]),
             "config": lambda program, name, n, column="gflops": float(self.find(
                 f"{self.slug}-config-sweep.csv", "a configuration", program=program, config=name, n=n)[column]),
             "tile": lambda kernel, t, n, column="kernel_ms": float(self.find(
@@ -227,7 +237,7 @@ def render(text, results, where):
     """(new text, problems): every value marker rewritten from its expression; every
     assertion evaluated. where names the file for the messages."""
     # The functions as globals, so that comprehensions and all() see them too.
-    scope = dict(results.functions(), __builtins__={}, all=all, any=any, len=len, sorted=sorted, range=range)
+    scope = dict(results.functions(where), __builtins__={}, all=all, any=any, len=len, sorted=sorted, range=range)
     problems = []
 
     def line_of(pos):
@@ -270,7 +280,7 @@ MEASURED_WORDS = re.compile(r"(?<![\w.])\d+\.\d+\s(?:times|u)\b")
 # Claims that admit no limit, each once written here and found wrong; the text must say where
 # the claim stops instead. (phrase, what to write)
 UNBOUNDED = [
-    ("every input FP32 can hold", "say where it stops (step 12's limits: values within 2^113 of their row's "
+    ("every input FP32 can hold", "say where it stops (the 3xTF32 split's limits: values within 2^113 of their row's "
      "or column's largest, C in FP32's normal range)"),
     ("no step here uses", "name what the steps use"),
     ("no other GPU has", "say which GPUs run it (sm_90a: compute capability 9.0, H100 and H200)"),
@@ -331,19 +341,23 @@ def prose_lines(text):
         yield i, re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line)
 
 
-def read_exempt(folder):
-    """{(file, text)}: numbers that are not measurements, from tests/prose_exempt/*.txt,
-    one per line: 'file | the number as written, with its unit | why it is not a
-    measurement' (a specification, an estimate, the article's own figure, ...)."""
+def read_exempt(root=ROOT):
+    """{(file, text)}: numbers that are not measurements, one per line: 'file | the number as
+    written, with its unit | why it is not a measurement' (a specification, an estimate, the
+    article's own figure, ...); in tests/prose_exempt/*.txt, files from the repository's root, and
+    in a step folder's prose_exempt.txt, files in that folder (its README.md)."""
     out = set()
-    for path in sorted(glob.glob(os.path.join(folder, "*.txt"))):
+    lists = [(path, "") for path in sorted(glob.glob(os.path.join(root, "tests", "prose_exempt", "*.txt")))]
+    lists += [(path, os.path.basename(os.path.dirname(path)) + "/")
+              for path in sorted(glob.glob(os.path.join(root, "step[0-9][0-9]_*", "prose_exempt.txt")))]
+    for path, folder in lists:
         for n, line in enumerate(open(path), 1):
             if not line.strip() or line.startswith("#"):
                 continue
             parts = [p.strip() for p in line.split("|")]
             if len(parts) < 3 or not parts[2]:
                 raise ValueError(f"{path}:{n}: expected 'file | number | why', got: {line.strip()}")
-            out.add((parts[0], parts[1]))
+            out.add((folder + parts[0], parts[1]))
     return out
 
 
@@ -363,7 +377,7 @@ def lint(text, where, exempt):
             token = m.group(0).strip()
             if (where, token) not in exempt:
                 problems.append(f"{where}:{i}: '{token}' is not generated from results/ "
-                                f"(<!--= expr | fmt -->) nor listed in tests/prose_exempt/")
+                                f"(<!--= expr | fmt -->) nor listed in tests/prose_exempt/ or its step's prose_exempt.txt")
         flat = line.lower()
         for phrase, instead in UNBOUNDED:
             if phrase.lower() in flat:
@@ -467,7 +481,7 @@ def glossary_problems(text, where, anchors, terms):
 
 def link_problems(text, path, root=ROOT):
     """Links in a page that lead nowhere: a file that is not there, a heading that no page
-    has, or a line past the end of the source it points into (`step15.cu#L120`)."""
+    has, or a line past the end of the source it points into (`stepNN.cu#L120`)."""
     problems, here = [], os.path.dirname(os.path.abspath(path))
     for m in re.finditer(r"\]\(([^)\s]+)\)", text):
         target = m.group(1)

@@ -19,16 +19,18 @@ Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
                   ends of FP32's range (--dist subnormal, tiny, rowscale, mixed, huge) at
                   n = 33, 1000 and 4096 (CUTLASS's FAILs there are recorded, not errors)
   versions        every step's development versions beside the step, at n = 1000,
-                  4096 and 8192 (scripts/versions.py, which writes its own log)
-  rounding        a step that declares it (experiments.json) truncating to TF32 (its version
-                  named there) beside the step and cuBLAS TF32, on both inputs at n = 1000 ... 8192
-                  and the range families at 1000 (scripts/tf32_rounding.py)
+                  4096 and 8192 (the runner writes its own log)
+  rounding        the sweeps the steps declare for this part (experiments.json's "sweeps", "part":
+                  "rounding"): TF32 truncated (a development version) beside rounded to nearest and
+                  cuBLAS TF32, on both inputs at n = 1000 ... 8192 and the range families at 1000
   article         every program's article-style output at n = 1000
   caps            each step that declares caps (experiments.json), the step beside it and
                   cuBLAS under the shared memory of smaller GPUs (64, 99, 163 KB per block),
                   labelled "capped to N KB"
   tile-sweep      the lab's tile size, tiled against naive kernel
   warptile-sweep  the tile shapes of the warp-tiled kernels
+  sweeps          every other sweep a step declares (its build variants beside the programs it
+                  names, each sweep with its log)
   transpose       the transpose chapter, and its ncu counters where ncu is installed
   multigpu        the multi-GPU chapter on every GPU of this machine, and on one GPU beside
                   cuBLASMp (where multigpu/multigpu is built: it needs NCCL)
@@ -51,15 +53,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
 
-PARTS = ["device", "config-sweep", "compare", "tensor", "range", "versions", "rounding", "article", "caps", "tile-sweep", "warptile-sweep",
-         "transpose", "multigpu", "ncu", "cpu", "test", "plots"]
+PARTS = ["device", "config-sweep", "compare", "tensor", "range", "versions", "rounding", "article", "caps", "tile-sweep",
+         "warptile-sweep", "sweeps", "transpose", "multigpu", "ncu", "cpu", "test", "plots"]
 GPU_PARTS = set(PARTS) - {"cpu", "plots"}
 COMPARE_SIZES = "256 512 1000 2048 4096 8192"
 REPS = 20
 TIMINGS_COLUMNS = ["date", "device", "fp32_peak_gflops", "part", "seconds"]
 # Seconds a part should take before it has ever been timed (napkin: the H100; 10 runs at
 # n = 4096 and 8192, each a few seconds of inputs, passes and check on the host).
-FIRST_ESTIMATES = {"versions": 60, "range": 60, "rounding": 60}
+FIRST_ESTIMATES = {"versions": 60, "range": 60, "rounding": 60, "sweeps": 300}
 
 
 def tensor_rows():
@@ -74,6 +76,11 @@ def steps_of(chapter):
 
 def py(script, *args):
     return [sys.executable, os.path.join("scripts", script)] + list(args)
+
+
+def measure(kind, *args):
+    """The runner's command for one kind of measurement (scripts/experiment.py)."""
+    return py("experiment.py", kind, *args)
 
 
 def make(*args):
@@ -91,22 +98,22 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
                 (["sh", "-c", "nvcc --version | tail -n 1"], None, "device")] + \
             ([(["sh", "-c", "ncu --version | tail -n 1"], None, "device")] if have_ncu else [])
     if part == "config-sweep":
-        return [(py("config_sweep.py", "--sizes", "1000 2048 4096 8192", "--reps", str(REPS)), None, "config-sweep")]
+        return [(measure("configs", "--sizes", "1000 2048 4096 8192", "--reps", str(REPS)), None, "config-sweep")]
     if part == "compare":
         # One run for the whole ladder, the tensor-core chapter included: every ratio against
         # cuBLAS comes from the same run.
-        return [(py("compare.py", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "uniform",
+        return [(measure("compare", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "uniform",
                     "--programs", " ".join(ladder.LADDER)), None, "compare")] + \
-            [(py("compare.py", "--programs", " ".join(p for p in (ladder.step_before(step), step) if p),
+            [(measure("compare", "--programs", " ".join(p for p in (ladder.step_before(step), step) if p),
                  "--sizes", " ".join(map(str, entry["sizes"])), "--reps", str(REPS)), None, "compare")
              for step, entry in ladder.experiments("extra_sizes")]
     if part == "tensor":
         # The tensor-core chapter beside its ceilings and peer, on both input distributions,
         # the ladder's steps on wide inputs, and the profiler's evidence.
         tensor = tensor_rows()
-        cmds = [(py("compare.py", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "wide", "--programs",
+        cmds = [(measure("compare", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "wide", "--programs",
                     " ".join(tensor)), None, "compare-tensor"),
-                (py("compare.py", "--sizes", "1000 4096", "--reps", str(REPS), "--dists", "wide", "--programs",
+                (measure("compare", "--sizes", "1000 4096", "--reps", str(REPS), "--dists", "wide", "--programs",
                     " ".join(p for p in ladder.LADDER if p not in tensor)), None, "compare-wide")]
         if have_ncu:
             cmds += [(make("profile", f"STEP={s}", "NCU_N=4096", "NCU_SECTIONS=--section WarpStateStats"), None,
@@ -122,12 +129,13 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
         # so are those of a step on the families it says are outside its bound (outside_bound).
         fp32 = [p for p in tensor_rows() if ladder.PROGRAMS[p]["precision"] == "fp32"]
         peers = [p for p in fp32 if p.startswith("cutlass") or ladder.PROGRAMS[p].get("outside_bound")]
-        return [(py("compare.py", "--sizes", "33 1000 4096", "--reps", "5", "--dists", " ".join(ladder.RANGE_DISTS),
+        return [(measure("compare", "--sizes", "33 1000 4096", "--reps", "5", "--dists", " ".join(ladder.RANGE_DISTS),
                     "--programs", " ".join(fp32), "--reported", " ".join(peers)), None, "range")]
     if part == "versions":  # None: the script writes results/<device-slug>-versions.txt itself
-        return [(py("versions.py", "--sizes", "1000 4096 8192", "--reps", str(REPS)), None, None)]
-    if part == "rounding":  # None: the script writes results/<device-slug>-tf32-rounding.txt itself
-        return [(py("tf32_rounding.py", "--reps", str(REPS)), None, None)]
+        return [(measure("versions", "--sizes", "1000 4096 8192", "--reps", str(REPS)), None, None)]
+    if part in ("rounding", "sweeps"):  # None: each sweep writes results/<device-slug>-<sweep>.txt itself
+        declared = [e.get("part", "sweeps") for _, sweeps in ladder.experiments("sweeps") for e in sweeps.values()]
+        return [(measure("sweep", "--part", part, "--reps", str(REPS)), None, None)] if part in declared else []
     if part == "article":
         return [(ladder.program_command(p) + ["-n", "1000", "--reps", str(REPS)], None, "article-style")
                 for p in ladder.LADDER]
@@ -136,12 +144,12 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
         capped = list(dict.fromkeys(p for step, entry in ladder.experiments("caps") for p in (entry["beside"], step)))
         if not capped:
             return []
-        return [(py("compare.py", "--programs", " ".join(capped + ["cublas"]), "--sizes", "1000 4096 8192", "--reps",
+        return [(measure("compare", "--programs", " ".join(capped + ["cublas"]), "--sizes", "1000 4096 8192", "--reps",
                     str(REPS)), {"MATMUL_SMEM_LIMIT": str(cap)}, "caps") for cap in ladder.SMEM_CAPS if cap < limit]
     if part == "tile-sweep":
-        return [(py("tile_sweep.py"), None, "tile-sweep")]
+        return [(measure("tile-sweep"), None, "tile-sweep")]
     if part == "warptile-sweep":
-        return [(py("warptile_sweep.py"), None, "warptile-sweep")]
+        return [(measure("warptile-sweep"), None, "warptile-sweep")]
     if part == "transpose":
         return [(py("transpose_compare.py"), None, "transpose")] + \
             ([(make("transpose-profile"), None, "transpose")] if have_ncu else [])
@@ -274,7 +282,7 @@ def main(argv):
                              f"{stamp:%Y-%m-%d %H:%M} UTC\n")
             print(f"  $ {' '.join(cmd)}" + (f"   [{' '.join(f'{k}={v}' for k, v in env.items())}]" if env else ""),
                   flush=True)
-            echo = part in ("compare", "caps", "config-sweep", "versions", "tile-sweep", "cpu")
+            echo = part in ("compare", "caps", "config-sweep", "versions", "rounding", "tile-sweep", "sweeps", "cpu")
             code = run_logged(cmd, env, log, echo)
             if code == ladder.EXIT_NO_FEATURE:  # this GPU lacks what the program needs: said in the log
                 print(f"  skipped (exit 4): see {os.path.relpath(log, ladder.ROOT) if log else 'above'}", flush=True)

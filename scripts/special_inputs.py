@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write DIR/a.npy and DIR/b.npy, n x n float32 (default 300), with an Inf, a -Inf and a NaN in
-A and small integers in B (exact in TF32, so their small parts are 0): the inputs that send
-step 12 down its safe split. make sanitize runs the kernels on them. Standard library only.
+A and small integers in B (exact in TF32, so their small parts are 0): the inputs that take the
+FP32-class tensor-core steps down their NaN and Inf paths (the first of them down its safe split).
+make sanitize runs the kernels on them. Standard library only.
 
 Usage: scripts/special_inputs.py DIR [N]
 """

@@ -8,10 +8,10 @@ Usage: scripts/transpose_compare.py [--shapes "1536x2048 8192x8192"] [--iters K]
 """
 import argparse
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import experiment  # noqa: E402
 import ladder  # noqa: E402
 
 EXE = os.path.join("transpose", "transpose")
@@ -52,15 +52,12 @@ def main(argv):
     for rows_, cols_ in shapes:
         cmd = [EXE, "--rows", str(rows_), "--cols", str(cols_), "--iters", str(a.iters), "--csv-header"]
         print("$ " + " ".join(cmd), flush=True)
-        p = subprocess.run(cmd, cwd=ladder.ROOT, capture_output=True, text=True)
-        if p.returncode not in (0, 1):
-            print(p.stderr.strip(), file=sys.stderr)
-            return p.returncode
-        ok &= p.returncode == 0
-        rows = []
-        for line in p.stdout.strip().splitlines()[1:]:
-            r = dict(zip(PROGRAM_COLUMNS, line.split(",")), device=device)
-            rows.append(ladder.result_row(cmd[:-1] + ["--csv"], r, stamp))
+        found, code, err = experiment.run_table(cmd)
+        if code not in (0, 1):
+            print(err, file=sys.stderr)
+            return code
+        ok &= code == 0
+        rows = [ladder.result_row(cmd[:-1] + ["--csv"], dict(r, device=device), stamp) for r in found]
         allrows += rows
         print(f"\n{device}: {rows_} x {cols_} floats (rows x cols), median of {a.iters}\n{table(rows)}\n")
     print(ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-transpose.csv"), allrows,

@@ -30,8 +30,9 @@ __global__ static void matmult_kernel(const float *a, size_t lda, const float *b
     }
 }
 
-static void launch(const struct dev_mats *m)
+static void launch(const struct step_run *run)
 {
+    const struct dev_mats *m = &run->mats;
     /* The article's 1-D launch: ceil(n / 256) blocks per row of C, n rows. */
     const unsigned blocks = (m->n + NUM_THREADS - 1) / NUM_THREADS;
     matmult_kernel<<<blocks * m->n, NUM_THREADS>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, m->n);
@@ -55,15 +56,15 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
     CUDA_CHECK(cudaMemcpy2D(bc, row_bytes, b, sizeof(float) * ldb, row_bytes, n, cudaMemcpyHostToDevice));
     run->h2d_ms = phase_lap(&clock);
 
-    const struct dev_mats m = {ac, (size_t)n, bc, (size_t)n, cc, (size_t)n, n};
-    launch(&m);
+    const struct step_run step_run = {.mats = {ac, (size_t)n, bc, (size_t)n, cc, (size_t)n, n}};
+    launch(&step_run);
     CUDA_CHECK_LAUNCH();
     run->kernel_ms = phase_lap(&clock);
 
     CUDA_CHECK(cudaMemcpy2D(c, sizeof(float) * ldc, cc, row_bytes, row_bytes, n, cudaMemcpyDeviceToHost));
     run->d2h_ms = phase_lap(&clock);
 
-    run->kernel_median_ms = time_kernel(launch, &m, kernel_reps); /* outside the end-to-end time */
+    run->kernel_median_ms = time_kernel(launch, &step_run, kernel_reps); /* outside the end-to-end time */
 
     phase_start(&clock);
     CUDA_CHECK(cudaFree(ac));

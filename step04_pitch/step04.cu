@@ -50,8 +50,9 @@ __global__ static void matmult_kernel(const float *a, size_t lda, const float *b
     }
 }
 
-static void launch(const struct dev_mats *m)
+static void launch(const struct step_run *run)
 {
+    const struct dev_mats *m = &run->mats;
     /* One block per row of C, with the row of A as dynamic shared memory. */
     matmult_kernel<<<m->n, NUM_THREADS, row_smem_bytes(m->n)>>>(m->a, m->lda, m->b, m->ldb, m->c,
                                                                m->ldc, m->n);
@@ -77,19 +78,19 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
     CUDA_CHECK(cudaMemcpy2D(bc, pitch_b, b, sizeof(float) * ldb, row_bytes, n, cudaMemcpyHostToDevice));
     run->h2d_ms = phase_lap(&clock);
 
-    const struct dev_mats m = {ac, pitch_a / sizeof(float), bc, pitch_b / sizeof(float),
-                               cc, pitch_c / sizeof(float), n};
+    const struct step_run step_run = {.mats = {ac, pitch_a / sizeof(float), bc, pitch_b / sizeof(float),
+                                               cc, pitch_c / sizeof(float), n}};
     if (row_smem_bytes(n) > 48 * 1024) /* past the default 48 KB a kernel must opt in */
         CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)row_smem_bytes(n)));
-    launch(&m);
+    launch(&step_run);
     CUDA_CHECK_LAUNCH();
     run->kernel_ms = phase_lap(&clock);
 
     CUDA_CHECK(cudaMemcpy2D(c, sizeof(float) * ldc, cc, pitch_c, row_bytes, n, cudaMemcpyDeviceToHost));
     run->d2h_ms = phase_lap(&clock);
 
-    run->kernel_median_ms = time_kernel(launch, &m, kernel_reps); /* outside the end-to-end time */
+    run->kernel_median_ms = time_kernel(launch, &step_run, kernel_reps); /* outside the end-to-end time */
 
     phase_start(&clock);
     CUDA_CHECK(cudaFree(ac));

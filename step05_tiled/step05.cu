@@ -54,8 +54,9 @@ __global__ static void matmult_kernel(const float *a, size_t lda, const float *b
     }
 }
 
-static void launch(const struct dev_mats *m)
+static void launch(const struct step_run *run)
 {
+    const struct dev_mats *m = &run->mats;
     /* A 2-D grid of 16 x 16 blocks, one block per tile of C. */
     const int bx = (m->n + BLOCK_SIZE - 1) / BLOCK_SIZE;
     const dim3 blocks(bx, bx);
@@ -83,16 +84,16 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
     CUDA_CHECK(cudaMemcpy2D(bc, pitch_b, b, sizeof(float) * ldb, row_bytes, n, cudaMemcpyHostToDevice));
     run->h2d_ms = phase_lap(&clock);
 
-    const struct dev_mats m = {ac, pitch_a / sizeof(float), bc, pitch_b / sizeof(float),
-                               cc, pitch_c / sizeof(float), n};
-    launch(&m);
+    const struct step_run step_run = {.mats = {ac, pitch_a / sizeof(float), bc, pitch_b / sizeof(float),
+                                               cc, pitch_c / sizeof(float), n}};
+    launch(&step_run);
     CUDA_CHECK_LAUNCH();
     run->kernel_ms = phase_lap(&clock);
 
     CUDA_CHECK(cudaMemcpy2D(c, sizeof(float) * ldc, cc, pitch_c, row_bytes, n, cudaMemcpyDeviceToHost));
     run->d2h_ms = phase_lap(&clock);
 
-    run->kernel_median_ms = time_kernel(launch, &m, kernel_reps); /* outside the end-to-end time */
+    run->kernel_median_ms = time_kernel(launch, &step_run, kernel_reps); /* outside the end-to-end time */
 
     phase_start(&clock);
     CUDA_CHECK(cudaFree(ac));

@@ -110,10 +110,13 @@ static void launch_shape(const struct dev_mats *m)
                                                                             m->c, m->ldc, m->n);
 }
 
-static void launch(const struct dev_mats *m)
+static void launch(const struct step_run *run)
 {
-    launch_shape<LARGE, LMIN_BLOCKS>(m);
+    launch_shape<LARGE, LMIN_BLOCKS>(&run->mats);
 }
+
+/* Nothing to set up: the launch is the whole run (common/step.h). */
+static const struct step_ops ops = {.launch = launch};
 
 /* Step 06's padded allocation (common/padded.c, one copy for every step that calls it): the device
  * matrices allocated with n rounded up to a multiple of the tile and zero-filled, so that
@@ -121,5 +124,5 @@ static void launch(const struct dev_mats *m)
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
 }

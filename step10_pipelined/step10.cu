@@ -155,6 +155,16 @@ __global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
                 *(const float4 *)&acc[m][4 * j];
 }
 
+/* Past the default 48 KB a kernel must opt in to more shared memory: once per run, in setup. */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
+static void setup_shape()
+{
+    const size_t smem = sizeof(float) * STAGES * BK * (BM + BN);
+    if (smem > 48 * 1024)
+        CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel<BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+}
+
 /* Launch one shape: the grid covers the padded matrix with BM x BN tiles. */
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
 static void launch_shape(const struct dev_mats *m)
@@ -162,18 +172,27 @@ static void launch_shape(const struct dev_mats *m)
     const size_t smem = sizeof(float) * STAGES * BK * (BM + BN);
     const int padded = m->padded;
     auto kernel = matmult_kernel<BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS>;
-    static int opted_in; /* past the default 48 KB a kernel must opt in, once */
-    if (smem > 48 * 1024 && !opted_in) {
-        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        opted_in = 1;
-    }
     kernel<<<dim3(padded / BN, padded / BM), 32 * (BM / WM) * (BN / WN), smem>>>(m->a, m->lda, m->b, m->ldb,
                                                                                  m->c, m->ldc, m->n);
 }
 
-static void launch(const struct dev_mats *m)
+static void setup(struct step_run *run)
 {
-    switch (m->config->id) {
+    switch (run->config->id) {
+    case LARGE_4: setup_shape<LARGE, 4, LMIN_BLOCKS>(); break;
+    case LARGE_3: setup_shape<LARGE, 3, LMIN_BLOCKS>(); break;
+    case LARGE_2: setup_shape<LARGE, 2, LMIN_BLOCKS>(); break;
+    case LARGE_THIN_2: setup_shape<LARGE_THIN, 2, LMIN_BLOCKS>(); break;
+    case SMALL_4: setup_shape<SMALL, 4, SMALL_MIN_BLOCKS>(); break;
+    case SMALL_3: setup_shape<SMALL, 3, SMALL_MIN_BLOCKS>(); break;
+    default: setup_shape<SMALL, 2, SMALL_MIN_BLOCKS>(); break;
+    }
+}
+
+static void launch(const struct step_run *run)
+{
+    const struct dev_mats *m = &run->mats;
+    switch (run->config->id) {
     case LARGE_4: launch_shape<LARGE, 4, LMIN_BLOCKS>(m); break;
     case LARGE_3: launch_shape<LARGE, 3, LMIN_BLOCKS>(m); break;
     case LARGE_2: launch_shape<LARGE, 2, LMIN_BLOCKS>(m); break;
@@ -184,11 +203,13 @@ static void launch(const struct dev_mats *m)
     }
 }
 
+static const struct step_ops ops = {.setup = setup, .launch = launch};
+
 /* Step 06's padded allocation (common/padded.c, one copy for every step that calls it): the device
  * matrices allocated with n rounded up to a multiple of the tile and zero-filled, so that
  * every tile is whole. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
 }

@@ -15,9 +15,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
+from drawing import (BANKS, EXAMPLE_LANE, GROUP_COLORS, MATRIX_COLORS, WARP, box, canvas,  # noqa: E402
+                     lane_cell, outline, save)
 from matplotlib.patches import Rectangle  # noqa: E402
-from tensor_pictures import (BANKS, EXAMPLE_LANE, GROUP_COLORS, MATRIX_COLORS, WARP, box, canvas,  # noqa: E402
-                             lane_cell, outline, save)
 
 
 BK = 32   # step11.cu and step12.cu: k per tile, one 128-byte row of A per tile row
@@ -355,7 +355,7 @@ def swizzle_picture(out):
 
 
 def draw(out):
-    """Every picture of this step, into out (make plots: plots/tensor_pictures.py)."""
+    """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
     fragments_picture(out)
     ldmatrix_picture(out)
     swizzle_picture(out)

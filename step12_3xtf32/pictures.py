@@ -11,7 +11,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
-from tensor_pictures import box, canvas, outline, save  # noqa: E402
+from drawing import box, canvas, outline, save  # noqa: E402
 
 
 # ---- FP32 and TF32 bits: cvt.rn.tf32.f32, and step 12's split ----
@@ -199,5 +199,5 @@ def split_picture(out):
 
 
 def draw(out):
-    """Every picture of this step, into out (make plots: plots/tensor_pictures.py)."""
+    """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
     split_picture(out)

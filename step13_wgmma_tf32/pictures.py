@@ -16,8 +16,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
+from drawing import EXAMPLE_LANE, GROUP_COLORS, MATRIX_COLORS, WARP, box, canvas, outline, save  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
-from tensor_pictures import EXAMPLE_LANE, GROUP_COLORS, MATRIX_COLORS, WARP, box, canvas, outline, save  # noqa: E402
 
 
 # ---- Step 13: the mbarrier ring of the warp-specialised pipeline (step13.cu) ----
@@ -553,6 +553,6 @@ def wgmma_picture(out):
 
 
 def draw(out):
-    """Every picture of this step, into out (make plots: plots/tensor_pictures.py)."""
+    """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
     pipeline_picture(out)
     wgmma_picture(out)

@@ -158,10 +158,22 @@ __global__ static void __launch_bounds__(THREADS, 1)
     }
 }
 
-/* One configuration: the maps (encoded once per set of buffers), then the kernel over the
- * padded matrix, its blocks in one line (block_tile orders them). */
+/* The workspace: Bt, the padded B transposed. */
+static size_t workspace_bytes(int padded, const struct step_config *config)
+{
+    (void)config;
+    return sizeof(float) * padded * (size_t)padded;
+}
+
+/* What setup builds for the launches: the tensor maps of A and of Bt. */
+struct step_state {
+    CUtensorMap a_map, bt_map;
+};
+
+/* One configuration's setup: the maps (boxes of BM rows of A, BN rows of Bt) and its kernel's
+ * shared memory. */
 template <int BN, int STAGES>
-static void launch_shape(const struct dev_mats *m, const float *bt, int padded)
+static void setup_shape(struct step_run *run)
 {
     /* What the comments above promise, checked by the compiler for every shape built. */
     static_assert(BM == 64 * CONSUMERS, "one 64-row wgmma per consumer warpgroup");
@@ -170,51 +182,59 @@ static void launch_shape(const struct dev_mats *m, const float *bt, int padded)
     static_assert((BM * BK * 4) % 1024 == 0 && STAGE_BYTES(BN) % 1024 == 0,
                   "every tile starts 1024 bytes aligned, as the 128-byte swizzle needs");
     static_assert(SMEM(BN, STAGES) <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
-    static CUtensorMap a_map, bt_map;
-    static const float *mapped_a, *mapped_bt;
-    static int mapped_n;
-    auto kernel = matmult_kernel<BN, STAGES>;
-    if (mapped_a != m->a || mapped_bt != bt || mapped_n != padded) {
-        char why[512];
-        if (tma_encode_2d_tf32(&a_map, m->a, padded, padded, m->lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
-                               sizeof why) != cudaSuccess ||
-            tma_encode_2d_tf32(&bt_map, bt, padded, padded, padded, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
-                               sizeof why) != cudaSuccess) {
-            fprintf(stderr, "step13: %s\n", why);
-            exit(EXIT_CUDA_ERROR);
-        }
-        mapped_a = m->a;
-        mapped_bt = bt;
-        mapped_n = padded;
-        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM(BN, STAGES)));
+    struct step_state *state = (struct step_state *)run->state;
+    const struct dev_mats *m = &run->mats;
+    const float *bt = (const float *)run->workspace;
+    const int padded = m->padded;
+    char why[512];
+    if (tma_encode_2d_tf32(&state->a_map, m->a, padded, padded, m->lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
+                           sizeof why) != cudaSuccess ||
+        tma_encode_2d_tf32(&state->bt_map, bt, padded, padded, padded, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
+                           sizeof why) != cudaSuccess) {
+        fprintf(stderr, "step13: %s\n", why);
+        exit(EXIT_CUDA_ERROR);
     }
-    kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM(BN, STAGES)>>>(a_map, bt_map, m->c, m->ldc,
-                                                                         padded / TILE);
+    CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel<BN, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    SMEM(BN, STAGES)));
 }
 
-/* The transpose first (it is part of the step's time), then the configuration's kernel. Bt
- * lives as long as the program: one allocation, made larger when n grows. */
-static void launch(const struct dev_mats *m)
+/* One configuration's launch: the kernel over the padded matrix, its blocks in one line
+ * (block_tile orders them). */
+template <int BN, int STAGES>
+static void launch_shape(const struct step_run *run)
 {
-    static float *bt;
-    static size_t bt_floats;
-    const int padded = m->padded;
-    if ((size_t)padded * padded > bt_floats) {
-        if (bt)
-            CUDA_CHECK(cudaFree(bt));
-        CUDA_CHECK(cudaMalloc((void **)&bt, sizeof(float) * padded * padded));
-        bt_floats = (size_t)padded * padded;
-    }
-    transpose<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, bt, padded);
-    if (m->config->id == WIDE_4)
-        launch_shape<256, 4>(m, bt, padded);
-    else
-        launch_shape<128, 6>(m, bt, padded);
+    const struct step_state *state = (const struct step_state *)run->state;
+    const int padded = run->mats.padded;
+    matmult_kernel<BN, STAGES><<<(padded / BM) * (padded / BN), THREADS, SMEM(BN, STAGES)>>>(
+        state->a_map, state->bt_map, run->mats.c, run->mats.ldc, padded / TILE);
 }
+
+static void setup(struct step_run *run)
+{
+    if (run->config->id == WIDE_4)
+        setup_shape<256, 4>(run);
+    else
+        setup_shape<128, 6>(run);
+}
+
+/* The transpose first (it is part of the step's time), then the configuration's kernel. */
+static void launch(const struct step_run *run)
+{
+    const struct dev_mats *m = &run->mats;
+    const int padded = m->padded;
+    transpose<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, (float *)run->workspace, padded);
+    if (run->config->id == WIDE_4)
+        launch_shape<256, 4>(run);
+    else
+        launch_shape<128, 6>(run);
+}
+
+static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .state_bytes = sizeof(struct step_state),
+                                    .setup = setup, .launch = launch};
 
 /* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
 }

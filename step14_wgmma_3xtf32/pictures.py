@@ -10,9 +10,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
+from drawing import save  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
-from tensor_pictures import save  # noqa: E402
 
 
 SMEM_LIMIT = 227 * 1024  # the H100's shared memory per block (opt-in): cudaDevAttrMaxSharedMemoryPerBlockOptin
@@ -102,5 +102,5 @@ def budget_picture(out):
 
 
 def draw(out):
-    """Every picture of this step, into out (make plots: plots/tensor_pictures.py)."""
+    """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
     budget_picture(out)

@@ -280,10 +280,25 @@ static void encode(CUtensorMap *map, const float *m, int padded, int box_rows)
     }
 }
 
-/* One configuration: the maps of the four split matrices (encoded once per set of buffers),
- * then the kernel over the padded matrix, its blocks in one line (block_tile orders them). */
+/* The workspace: the four split matrices (A big, A small, Bt big, Bt small), the shifts (the
+ * rows', then the columns'), and the marks (the columns' largest magnitudes, marked rows,
+ * marked columns, any). */
+static size_t workspace_bytes(int padded, const struct step_config *config)
+{
+    (void)config;
+    return 4 * sizeof(float) * padded * (size_t)padded + 2 * sizeof(int) * padded +
+           sizeof(unsigned) * (3 * (size_t)padded + 1);
+}
+
+/* What setup builds for the launches: the tensor maps of the four split matrices. */
+struct step_state {
+    CUtensorMap maps[4];
+};
+
+/* One configuration's setup: the maps (boxes of BM rows of A's parts, BN rows of Bt's) and its
+ * kernel's shared memory. */
 template <int BN, int STAGES, bool FOURTH>
-static void launch_shape(const struct dev_mats *m, const float *parts, const int *shifts, int padded)
+static void setup_shape(struct step_run *run)
 {
     /* What the comments above promise, checked by the compiler for every shape built. */
     static_assert(BM == 64 * CONSUMERS, "one 64-row wgmma per consumer warpgroup");
@@ -292,46 +307,48 @@ static void launch_shape(const struct dev_mats *m, const float *parts, const int
     static_assert(TILE_A % 1024 == 0 && TILE_B(BN) % 1024 == 0,
                   "every tile starts 1024 bytes aligned, as the 128-byte swizzle needs");
     static_assert(SMEM(BN, STAGES) <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
-    static CUtensorMap maps[4];
-    static const float *mapped_parts;
-    static int mapped_n;
-    auto kernel = matmult_kernel<BN, STAGES, FOURTH>;
+    struct step_state *state = (struct step_state *)run->state;
+    const float *parts = (const float *)run->workspace;
+    const int padded = run->mats.padded;
     const size_t floats = (size_t)padded * padded;
-    if (mapped_parts != parts || mapped_n != padded) {
-        encode(&maps[0], parts, padded, BM);              /* A big */
-        encode(&maps[1], parts + floats, padded, BM);     /* A small */
-        encode(&maps[2], parts + 2 * floats, padded, BN); /* Bt big */
-        encode(&maps[3], parts + 3 * floats, padded, BN); /* Bt small */
-        mapped_parts = parts;
-        mapped_n = padded;
-        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM(BN, STAGES)));
-    }
-    kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM(BN, STAGES)>>>(
-        maps[0], maps[1], maps[2], maps[3], m->c, m->ldc, padded / TILE, shifts, shifts + padded);
+    encode(&state->maps[0], parts, padded, BM);              /* A big */
+    encode(&state->maps[1], parts + floats, padded, BM);     /* A small */
+    encode(&state->maps[2], parts + 2 * floats, padded, BN); /* Bt big */
+    encode(&state->maps[3], parts + 3 * floats, padded, BN); /* Bt small */
+    CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel<BN, STAGES, FOURTH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    SMEM(BN, STAGES)));
 }
 
-/* The splits first (part of the step's time), then the kernel, then the NaN and Inf. The four
- * split matrices live as long as the program: one allocation, made larger when n grows; so do
- * the shifts and the marks, in one more. */
-static void launch(const struct dev_mats *m)
+/* One configuration's launch: the kernel over the padded matrix, its blocks in one line
+ * (block_tile orders them). */
+template <int BN, int STAGES, bool FOURTH>
+static void launch_shape(const struct step_run *run, const int *shifts)
 {
-    static float *parts;
-    static int *shifts; /* the rows' shifts, then the columns' */
-    static unsigned *marks; /* columns' largest magnitudes, marked rows, marked columns, any */
-    static size_t part_floats;
+    const struct step_state *state = (const struct step_state *)run->state;
+    const int padded = run->mats.padded;
+    matmult_kernel<BN, STAGES, FOURTH><<<(padded / BM) * (padded / BN), THREADS, SMEM(BN, STAGES)>>>(
+        state->maps[0], state->maps[1], state->maps[2], state->maps[3], run->mats.c, run->mats.ldc, padded / TILE,
+        shifts, shifts + padded);
+}
+
+static void setup(struct step_run *run)
+{
+    const bool fourth = run->mats.n <= FOURTH_PRODUCT_MAX_N;
+    if (run->config->id == WIDE_3)
+        fourth ? setup_shape<128, 3, true>(run) : setup_shape<128, 3, false>(run);
+    else
+        fourth ? setup_shape<64, 4, true>(run) : setup_shape<64, 4, false>(run);
+}
+
+/* The splits first (part of the step's time), then the kernel, then the NaN and Inf. */
+static void launch(const struct step_run *run)
+{
+    const struct dev_mats *m = &run->mats;
     const int padded = m->padded;
     const size_t floats = (size_t)padded * padded;
-    if (floats > part_floats) {
-        if (parts) {
-            CUDA_CHECK(cudaFree(parts));
-            CUDA_CHECK(cudaFree(shifts));
-            CUDA_CHECK(cudaFree(marks));
-        }
-        CUDA_CHECK(cudaMalloc((void **)&parts, 4 * sizeof(float) * floats));
-        CUDA_CHECK(cudaMalloc((void **)&shifts, 2 * sizeof(int) * padded));
-        CUDA_CHECK(cudaMalloc((void **)&marks, sizeof(unsigned) * (3 * padded + 1)));
-        part_floats = floats;
-    }
+    float *parts = (float *)run->workspace;
+    int *shifts = (int *)(parts + 4 * floats);
+    unsigned *marks = (unsigned *)(shifts + 2 * padded);
     unsigned *col_max = marks;
     int *row_special = (int *)marks + padded, *col_special = row_special + padded, *any_special = col_special + padded;
     CUDA_CHECK(cudaMemsetAsync(marks, 0, sizeof(unsigned) * (3 * padded + 1)));
@@ -340,16 +357,19 @@ static void launch(const struct dev_mats *m)
     split_bt<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, col_max, parts + 2 * floats,
                                                               parts + 3 * floats, shifts + padded, padded);
     const bool fourth = m->n <= FOURTH_PRODUCT_MAX_N;
-    if (m->config->id == WIDE_3)
-        fourth ? launch_shape<128, 3, true>(m, parts, shifts, padded) : launch_shape<128, 3, false>(m, parts, shifts, padded);
+    if (run->config->id == WIDE_3)
+        fourth ? launch_shape<128, 3, true>(run, shifts) : launch_shape<128, 3, false>(run, shifts);
     else
-        fourth ? launch_shape<64, 4, true>(m, parts, shifts, padded) : launch_shape<64, 4, false>(m, parts, shifts, padded);
+        fourth ? launch_shape<64, 4, true>(run, shifts) : launch_shape<64, 4, false>(run, shifts);
     special_values_launch(m, row_special, col_special, any_special);
 }
+
+static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .state_bytes = sizeof(struct step_state),
+                                    .setup = setup, .launch = launch};
 
 /* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
 }

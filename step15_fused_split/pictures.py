@@ -12,9 +12,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
+from drawing import save  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
-from tensor_pictures import save  # noqa: E402
 
 # step15.cu's sizes
 BM, BK, BN, STAGES = 128, 32, 128, 3             # the 128x128x32/3 configuration
@@ -167,5 +167,5 @@ def fused_picture(out):
 
 
 def draw(out):
-    """Every picture of this step, into out (make plots: plots/tensor_pictures.py)."""
+    """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
     fused_picture(out)

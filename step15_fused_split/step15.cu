@@ -408,10 +408,21 @@ static void encode(CUtensorMap *map, const float *m, size_t ld, int padded, int 
     }
 }
 
-/* One configuration: the maps of A and B themselves (encoded again when the matrices move),
- * then the kernel over the padded matrix, its blocks in one line (block_tile orders them). */
+/* The workspace: the marks (rows, columns, any). */
+static size_t workspace_bytes(int padded, const struct step_config *config)
+{
+    (void)config;
+    return sizeof(int) * (2 * (size_t)padded + 1);
+}
+
+/* What setup builds for the launches: the tensor maps of A and B themselves. */
+struct step_state {
+    CUtensorMap maps[2];
+};
+
+/* One configuration's setup: the maps and its kernel's shared memory. */
 template <int BN, int STAGES, bool FOURTH>
-static void launch_shape(const struct dev_mats *m, int *marks)
+static void setup_shape(struct step_run *run)
 {
     /* What the comments above promise, checked by the compiler for every shape built. */
     static_assert(BM == 64 * CONSUMERS, "one 64-row wgmma per consumer warpgroup");
@@ -421,48 +432,56 @@ static void launch_shape(const struct dev_mats *m, int *marks)
     static_assert(TILE_A % 1024 == 0 && TILE_B(BN) % 1024 == 0,
                   "every tile starts 1024 bytes aligned, as the 128-byte swizzle needs");
     static_assert(SMEM(BN, STAGES) <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
-    static CUtensorMap maps[2];
-    static const float *mapped_a, *mapped_b;
-    static int mapped_n;
-    auto kernel = matmult_kernel<BN, STAGES, FOURTH>;
-    if (mapped_a != m->a || mapped_b != m->b || mapped_n != m->padded) {
-        encode(&maps[0], m->a, m->lda, m->padded, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B); /* A: BM rows of BK */
-        encode(&maps[1], m->b, m->ldb, m->padded, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE);  /* B: BK rows of BN */
-        mapped_a = m->a;
-        mapped_b = m->b;
-        mapped_n = m->padded;
-        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM(BN, STAGES)));
-    }
-    const int padded = m->padded;
-    kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM(BN, STAGES)>>>(
-        maps[0], maps[1], m->c, m->ldc, padded / TILE, marks, marks + padded, marks + 2 * padded);
+    struct step_state *state = (struct step_state *)run->state;
+    const struct dev_mats *m = &run->mats;
+    encode(&state->maps[0], m->a, m->lda, m->padded, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B); /* A: BM rows of BK */
+    encode(&state->maps[1], m->b, m->ldb, m->padded, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE);  /* B: BK rows of BN */
+    CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel<BN, STAGES, FOURTH>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    SMEM(BN, STAGES)));
 }
 
-/* The kernel, then the NaN and Inf. The marks (rows, columns, any) live as long as the
- * program, made larger when n grows, and are cleared before each product. */
-static void launch(const struct dev_mats *m)
+/* One configuration's launch: the kernel over the padded matrix, its blocks in one line
+ * (block_tile orders them). */
+template <int BN, int STAGES, bool FOURTH>
+static void launch_shape(const struct step_run *run, int *marks)
 {
-    static int *marks;
-    static int marks_n;
+    const struct step_state *state = (const struct step_state *)run->state;
+    const int padded = run->mats.padded;
+    matmult_kernel<BN, STAGES, FOURTH><<<(padded / BM) * (padded / BN), THREADS, SMEM(BN, STAGES)>>>(
+        state->maps[0], state->maps[1], run->mats.c, run->mats.ldc, padded / TILE, marks, marks + padded,
+        marks + 2 * padded);
+}
+
+static void setup(struct step_run *run)
+{
+    const bool fourth = run->mats.n <= FOURTH_PRODUCT_MAX_N;
+    if (run->config->id == WIDE_3)
+        fourth ? setup_shape<128, 3, true>(run) : setup_shape<128, 3, false>(run);
+    else
+        fourth ? setup_shape<64, 4, true>(run) : setup_shape<64, 4, false>(run);
+}
+
+/* The marks cleared, the kernel, then the NaN and Inf. */
+static void launch(const struct step_run *run)
+{
+    const struct dev_mats *m = &run->mats;
     const int padded = m->padded;
-    if (padded > marks_n) {
-        if (marks)
-            CUDA_CHECK(cudaFree(marks));
-        CUDA_CHECK(cudaMalloc((void **)&marks, sizeof(int) * (2 * padded + 1)));
-        marks_n = padded;
-    }
+    int *marks = (int *)run->workspace;
     CUDA_CHECK(cudaMemsetAsync(marks, 0, sizeof(int) * (2 * padded + 1)));
     const bool fourth = m->n <= FOURTH_PRODUCT_MAX_N;
-    if (m->config->id == WIDE_3)
-        fourth ? launch_shape<128, 3, true>(m, marks) : launch_shape<128, 3, false>(m, marks);
+    if (run->config->id == WIDE_3)
+        fourth ? launch_shape<128, 3, true>(run, marks) : launch_shape<128, 3, false>(run, marks);
     else
-        fourth ? launch_shape<64, 4, true>(m, marks) : launch_shape<64, 4, false>(m, marks);
+        fourth ? launch_shape<64, 4, true>(run, marks) : launch_shape<64, 4, false>(run, marks);
     special_values_launch(m, marks, marks + padded, marks + 2 * padded);
 }
+
+static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .state_bytes = sizeof(struct step_state),
+                                    .setup = setup, .launch = launch};
 
 /* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
 }

@@ -3,7 +3,7 @@
   tc_ozaki      the remainder theorem as a grid: every number 0 ... 62 in the cell of its
                 remainders mod 7 and mod 9, each cell holding one number (the worked example of
                 the README, -2, marked in the cell of 61 = -2 + 63); and the step's passes at n = 8192 with the default
-                moduli, with alpha, beta and P from the plan's rule (common/ozaki.h), which
+                moduli, with alpha, beta and P from the plan's rule (ozaki.h), which
                 tests/pictures_test.py checks
 
 """
@@ -12,11 +12,11 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
+from drawing import save  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, Rectangle  # noqa: E402
-from tensor_pictures import save  # noqa: E402
 
-# common/ozaki.h's moduli and default counts: SHORT below LONG_SUMS products, LONG from there
+# ozaki.h's moduli and default counts: SHORT below LONG_SUMS products, LONG from there
 MODULI = [256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199]
 DEFAULT_SHORT, DEFAULT_LONG, LONG_SUMS = 10, 8, 128
 EXAMPLE = (7, 9, (23, 17), (11, -15))  # the README's moduli, row of A, column of B
@@ -106,5 +106,5 @@ def ozaki_picture(out):
 
 
 def draw(out):
-    """Every picture of this step, into out (make plots: plots/tensor_pictures.py)."""
+    """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
     ozaki_picture(out)

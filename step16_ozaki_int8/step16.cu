@@ -1,4 +1,4 @@
-/* Step 16: FP32 products from integer tensor cores, Ozaki scheme II (common/ozaki.h has the
+/* Step 16: FP32 products from integer tensor cores, Ozaki scheme II (ozaki.h, beside it, has the
  * arithmetic and says why each part is exact).
  *
  * Passes, all part of the step's time:
@@ -13,28 +13,25 @@
  *   4. the remainder theorem per element, in 32-bit limbs, and one rounding to FP32;
  *   5. NaN and Inf.
  * The number of moduli, the accuracy knob: by default 10 for sums of fewer than 128 products and
- * 8 from there (ozaki_default_moduli: short sums have the tightest bound); make moduli builds
- * obj/moduli/step16_mN with N moduli at every n, N = 5 ... 14. The most a build can use is fixed
- * when it is built, so that every loop over the moduli is unrolled and every remainder is by a
- * constant. */
+ * 8 from there (ozaki_default_moduli: short sums have the tightest bound); built with -DMODULI=N
+ * (a variant its experiments.json declares, N = 5 ... 14) it uses N at every n. The most a build
+ * can use is fixed when it is built, so that every loop over the moduli is unrolled and every
+ * remainder is by a constant. */
 #include "step.h"
 #include "ozaki.h"
 #include "device/block_order.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
-#include "device/tf32_mma.h" /* three_tf32.h uses its conversions */
-#include "device/three_tf32.h"
+#include "device/special_values.h"
 #include "device/wgmma.h"
 
 #define STRINGIFY(x) #x
 #define AS_STRING(x) STRINGIFY(x)
-#ifdef MODULI /* a build of the knob (make moduli): named for its count */
-#define PROGRAM_NAME "step16_m" AS_STRING(MODULI)
+#ifdef MODULI /* a build variant: N moduli at every n, which its rows' moduli column says */
 #define MAX_MODULI MODULI
 #define MODULI_FOR(n) MODULI
 #define MODULI_TEXT AS_STRING(MODULI) " moduli"
 #else
-#define PROGRAM_NAME "step16"
 #define MAX_MODULI OZAKI_DEFAULT_MODULI_SHORT
 #define MODULI_FOR(n) ozaki_default_moduli(n)
 #define MODULI_TEXT AS_STRING(OZAKI_DEFAULT_MODULI_SHORT) " moduli below n = " AS_STRING(OZAKI_LONG_SUMS) ", " \
@@ -61,7 +58,7 @@
 #define BT_SMEM (MAX_MODULI * BT_COLS * BT_ROW)
 
 const struct step_info step_info = {
-    .program = PROGRAM_NAME,
+    .program = "step16",
     .lesson = "Ozaki scheme II: FP32 from exact INT8 products (" MODULI_TEXT ")",
     .chapter = "tensor-cores",
     .min_cc = 90,
@@ -328,54 +325,61 @@ static void encode(CUtensorMap *map, const int8_t *base, int rows, int cols, int
     }
 }
 
-static void launch(const struct dev_mats *m)
+/* The workspace: the residues of A, of Bt and of the products, MAX_MODULI planes of padded x
+ * padded bytes each (the most a run uses); then the ints: row_max[padded], col_max[padded],
+ * row_special[padded], col_special[padded], any. */
+static size_t workspace_bytes(int padded, const struct step_config *config)
 {
-    static_assert(MAX_MODULI >= 2 && MAX_MODULI <= OZAKI_MAX_MODULI, "2 ... 14 moduli (common/ozaki.h)");
+    (void)config;
+    return 3 * (size_t)MAX_MODULI * padded * padded + sizeof(int) * (4 * (size_t)padded + 1);
+}
+
+/* What setup builds for the launches: the plan for n (the moduli, the scalings) and the tensor
+ * maps of A's and Bt's residues. */
+struct step_state {
+    struct ozaki_plan plan;
+    CUtensorMap maps[2];
+};
+
+static void setup(struct step_run *run)
+{
+    static_assert(MAX_MODULI >= 2 && MAX_MODULI <= OZAKI_MAX_MODULI, "2 ... 14 moduli (ozaki.h)");
     static_assert(OZAKI_DEFAULT_MODULI_LONG <= OZAKI_DEFAULT_MODULI_SHORT, "the default's most is its short sums'");
     static_assert(TILE % BM == 0 && TILE % BN == 0 && TILE % BT_K == 0 && TILE % BT_COLS == 0,
                   "the padding: every tile of every pass whole");
     static_assert(SMEM <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
-    static int8_t *ra, *rbt;
-    static uint8_t *r;
-    static int *ints; /* row_max[padded], col_max[padded], row_special[padded], col_special[padded], any */
-    static int have;
-    static CUtensorMap maps[2];
-    static struct ozaki_plan plan;
-    static int plan_n;
+    struct step_state *state = (struct step_state *)run->state;
+    const int padded = run->mats.padded, n = run->mats.n;
+    const size_t plane = (size_t)padded * padded;
+    const int8_t *ra = (const int8_t *)run->workspace, *rbt = ra + MAX_MODULI * plane;
+    /* The INT32 sums are exact while k 128^2 < 2^31 (a memory no GPU has yet reaches it first). */
+    if (n >= (1 << 17)) {
+        fprintf(stderr, "%s: n = %d: INT32 sums of k products of residues up to 128 in magnitude are exact "
+                        "below k = 131072\n", step_info.program, n);
+        exit(EXIT_USAGE);
+    }
+    /* k = n: 2^(alpha + beta) n < P / 2, room for n up to 2^52 at 8 moduli. */
+    if (ozaki_plan_make(MODULI_FOR(n), n, &state->plan) != 0) {
+        fprintf(stderr, "%s: %d moduli leave no bits for sums of n = %d products\n", step_info.program,
+                MODULI_FOR(n), n);
+        exit(EXIT_USAGE);
+    }
+    encode(&state->maps[0], ra, MAX_MODULI * padded, padded, BM);
+    encode(&state->maps[1], rbt, MAX_MODULI * padded, padded, BN);
+    CUDA_CHECK(cudaFuncSetAttribute(residue_products, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
+    CUDA_CHECK(cudaFuncSetAttribute(residues_bt, cudaFuncAttributeMaxDynamicSharedMemorySize, BT_SMEM));
+}
+
+static void launch(const struct step_run *run)
+{
+    const struct step_state *state = (const struct step_state *)run->state;
+    const struct ozaki_plan plan = state->plan;
+    const struct dev_mats *m = &run->mats;
     const int padded = m->padded, n = m->n;
     const size_t plane = (size_t)padded * padded;
-    if (padded > have) {
-        if (ra) {
-            CUDA_CHECK(cudaFree(ra));
-            CUDA_CHECK(cudaFree(rbt));
-            CUDA_CHECK(cudaFree(r));
-            CUDA_CHECK(cudaFree(ints));
-        }
-        CUDA_CHECK(cudaMalloc((void **)&ra, MAX_MODULI * plane));
-        CUDA_CHECK(cudaMalloc((void **)&rbt, MAX_MODULI * plane));
-        CUDA_CHECK(cudaMalloc((void **)&r, MAX_MODULI * plane));
-        CUDA_CHECK(cudaMalloc((void **)&ints, sizeof(int) * (4 * (size_t)padded + 1)));
-        encode(&maps[0], ra, MAX_MODULI * padded, padded, BM);
-        encode(&maps[1], rbt, MAX_MODULI * padded, padded, BN);
-        CUDA_CHECK(cudaFuncSetAttribute(residue_products, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
-        CUDA_CHECK(cudaFuncSetAttribute(residues_bt, cudaFuncAttributeMaxDynamicSharedMemorySize, BT_SMEM));
-        have = padded;
-    }
-    if (plan_n != n) {
-        /* The INT32 sums are exact while k 128^2 < 2^31 (a memory no GPU has yet reaches it first). */
-        if (n >= (1 << 17)) {
-            fprintf(stderr, "%s: n = %d: INT32 sums of k products of residues up to 128 in magnitude are exact "
-                            "below k = 131072\n", step_info.program, n);
-            exit(EXIT_USAGE);
-        }
-        /* k = n: 2^(alpha + beta) n < P / 2, room for n up to 2^52 at 8 moduli. */
-        if (ozaki_plan_make(MODULI_FOR(n), n, &plan) != 0) {
-            fprintf(stderr, "%s: %d moduli leave no bits for sums of n = %d products\n", step_info.program,
-                    MODULI_FOR(n), n);
-            exit(EXIT_USAGE);
-        }
-        plan_n = n;
-    }
+    int8_t *ra = (int8_t *)run->workspace, *rbt = ra + MAX_MODULI * plane;
+    uint8_t *r = (uint8_t *)(rbt + MAX_MODULI * plane);
+    int *ints = (int *)(r + MAX_MODULI * plane);
     unsigned *row_max = (unsigned *)ints, *col_max = (unsigned *)ints + padded;
     int *row_special = ints + 2 * padded, *col_special = ints + 3 * padded, *any_special = ints + 4 * padded;
     CUDA_CHECK(cudaMemsetAsync(ints, 0, sizeof(int) * (4 * (size_t)padded + 1)));
@@ -386,15 +390,18 @@ static void launch(const struct dev_mats *m)
                                                                              plan.alpha, plan.count, ra);
     residues_bt<<<dim3(padded / BT_COLS, padded / BT_K), 256, BT_SMEM>>>(m->b, m->ldb, padded, col_max, plan.beta,
                                                                          plan.count, rbt);
-    residue_products<<<dim3((padded / BM) * (padded / BN), plan.count), THREADS, SMEM>>>(maps[0], maps[1], r,
-                                                                                         padded, plan);
+    residue_products<<<dim3((padded / BM) * (padded / BN), plan.count), THREADS, SMEM>>>(
+        state->maps[0], state->maps[1], r, padded, plan);
     reconstruct<<<dim3((n + 255) / 256, n), 256>>>(r, padded, n, row_max, col_max, plan, m->c, m->ldc);
     special_values_launch(m, row_special, col_special, any_special);
 }
+
+static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .state_bytes = sizeof(struct step_state),
+                                    .setup = setup, .launch = launch};
 
 /* Step 06's padded allocation (common/padded.c): every tile whole, the padding zero. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int kernel_reps,
                  struct gpu_run *run)
 {
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
 }

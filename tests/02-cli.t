@@ -1,6 +1,8 @@
 #!/usr/bin/env perl
 # Command-line behaviour that needs no GPU: --help, and every bad input rejected
 # with exit code 2 and one line on stderr naming the problem, before the GPU is touched.
+# The same at both depths (make test, make test-deep): every program, every case; none needs
+# the GPU.
 use strict;
 use warnings;
 use Test::More;
@@ -93,8 +95,8 @@ for my $p (@PROGRAMS) {
 
 # Good inputs get past loading: without a GPU the program then says there is none (exit 3).
 {
-    my ($code, $out, $err) = run('step01_naive/step01', '--load', 'obj/cli_npy/ok');
-    ok($code == 0 || $code == 3, "step01 --load of a good pair is accepted (exit $code)") or diag($err);
+    my ($code, $out, $err) = run($PROGRAMS[0], '--load', 'obj/cli_npy/ok');
+    ok($code == 0 || $code == 3, "$PROGRAMS[0] --load of a good pair is accepted (exit $code)") or diag($err);
 }
 
 # --describe: what each program is, without a GPU, as key=value lines (one block per
@@ -126,11 +128,26 @@ for my $p (@PROGRAMS) {
         ok(scalar(@{ (describe($p, 4096))[0]{configs} }) == @configs, "$p --describe -n 4096: the same number of configurations");
     }
 }
+# --describe --math NAME: that arithmetic's row alone; a program with a single arithmetic refuses
+# the name of another program's, as its runs do.
 {
-    my ($code, $out, $err) = run('step12_3xtf32/step12', '--describe', '--math', 'tf32');
-    ok($code == 2 && $err =~ /bad --math 'tf32'/, 'step12 --describe --math tf32: exit 2, a single arithmetic');
-    ($code, $out, $err) = run('cublas/cublas', '--describe', '--math', 'tf32');
-    ok($code == 0 && $out =~ /^row=cublas_tf32$/m && $out !~ /^row=cublas$/m, 'cublas --describe --math tf32: that row alone');
+    my ($other) = sort map { $_->{math} ne '' ? $_->{math} : () } map { describe($_) } @PROGRAMS;
+    for my $p (@PROGRAMS) {
+        my @blocks = describe($p);
+        if (@blocks == 1 && $blocks[0]{math} eq '') {
+            next unless defined $other;
+            my ($code, $out, $err) = run($p, '--describe', '--math', $other);
+            ok($code == 2 && $err =~ /bad --math '\Q$other\E'/, "$p --describe --math $other: exit 2, a single arithmetic")
+                or diag("exit $code: $err");
+            next;
+        }
+        for my $d (@blocks) {
+            my ($code, $out, $err) = run($p, '--describe', '--math', $d->{math});
+            my @rows = $out =~ /^row=(.*)$/mg;
+            ok($code == 0 && "@rows" eq $d->{row}, "$p --describe --math $d->{math}: row $d->{row} alone (" . "@rows" . ")")
+                or diag("exit $code: $err");
+        }
+    }
 }
 
 my ($has_gpu, $why) = gpu_available();

@@ -9,10 +9,17 @@ plan skip_all => "python3 is not installed" if system('python3 -c "" 2>/dev/null
 my $out = `python3 scripts/readme_tables.py --check 2>&1`;
 is($?, 0, "README tables match results/") or diag($out);
 ok(-s "results/article_8800gt.csv", "the article's 8800GT figures are recorded");
+# The files the steps' sweeps record whose rows come from build variants: sweep name -> the
+# variants' column (their experiments.json), which follows the programs' columns.
+my %variant_column = map { split /=/ } split ' ', `python3 -c 'import sys; sys.path.insert(0, "scripts"); import ladder; print(" ".join(n + "=" + ladder.experiments()[s]["variants"]["column"] for s, sw in ladder.experiments("sweeps") for n, e in sw.items() if e.get("variants")))'`;
 for my $f (glob "results/*.csv") {
     open my $fh, '<', $f or die "$f: $!";
     my $header = <$fh>;
-    if ($f =~ /-cpu\.csv$/) {
+    my ($sweep) = grep { $f =~ /-\Q$_\E\.csv$/ } sort keys %variant_column;
+    if ($sweep) {
+        like($header, qr/^date,command,program,n,device,kernel_ms,gflops,total_ms,max_rel_err,avg_rel_err,.*,\Q$variant_column{$sweep}\E\r?$/,
+             "$f has the programs' columns, then its build variants' ($variant_column{$sweep})");
+    } elsif ($f =~ /-cpu\.csv$/) {
         like($header, qr/^date,command,compiler,openblas,program,n,threads,block,isa,host,cpus,ms,gflops,max_rel_err/,
              "$f has the CPU chapter's columns");
     } elsif ($f =~ /-transpose\.csv$/) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env perl
-# The charts on a fixture CSV: with python3 if it has matplotlib, else the local .venv
-# that `make plots-env` makes; skipped (with the reason) where neither has it.
+# The charts on a fixture CSV: with the Python that draws (python3 if it has matplotlib, else
+# the local .venv that `make plots-env` makes); skipped (with the reason) where neither has it.
 use strict;
 use warnings;
-my $py = system('python3 -c "import matplotlib" 2>/dev/null') == 0 ? 'python3'
-       : -x '.venv/bin/python' ? '.venv/bin/python' : 'python3';
+require './tests/lib.pl';
+my $py = plot_python();
 exec $py, 'tests/plots_test.py' or die "cannot run $py: $!\n";

@@ -4,15 +4,16 @@
 # (4, tests skip), a driver too old for the toolkit (5), a binary without code for this
 # GPU (6), any other CUDA error (7). 5, 6 and 7 must make `make test` fail, never skip.
 # The stand-in drivers work on any machine; the last two cases need a GPU.
+# The same at both depths (make test, make test-deep): every program, every code.
 use strict;
 use warnings;
 use Test::More;
 require './tests/lib.pl';
-our (@PROGRAMS, %EXIT);
-# The first step stands for every step here (the harness's exit codes are the same for all).
-my ($FIRST_DIR) = sort glob('step[0-9][0-9]_*');
-my ($FIRST) = $FIRST_DIR =~ /^(step\d\d)/;
-my $FIRST_BIN = "$FIRST_DIR/$FIRST";
+our (@PROGRAMS, @STEPS, %EXIT);
+# The first step stands for every step here (the harness's exit codes are the same for all);
+# the make test builds of it for another GPU (obj/test/) answer to its name.
+my $FIRST_BIN = $STEPS[0];
+my $FIRST = (describe($FIRST_BIN))[0]{program};
 
 # The exit codes are documented once, in the harness's page (common/README.md), as
 # exit_codes.h has them.
@@ -87,8 +88,10 @@ for my $case (['old', $EXIT{old_driver}], ['failing', $EXIT{cuda_error}]) {
 }
 
 my ($has_gpu, $why) = gpu_available();
+my @with_configs = grep { @{ (describe($_))[0]{configs} } } @PROGRAMS;
 SKIP: {
-    skip "no GPU: a missing kernel image and a missing feature can only be seen on one ($why)", 7 unless $has_gpu;
+    skip "no GPU: a missing kernel image and a missing feature can only be seen on one ($why)", 6 + @with_configs
+        unless $has_gpu;
     # A binary with machine code for another GPU only: exit 6, with the rebuild to do.
     my ($code, $out, $err) = run('obj/test/foreign_arch', '-n', 64);
     ok($code == $EXIT{no_kernel_image} && one_line($err) && $err =~ /no code for this GPU.*make ARCH=sm_\d+ all/,
@@ -109,9 +112,15 @@ SKIP: {
     ok(!$runs && $reason =~ /exactly/, "... a skip for the GPU tests too");
     ($code, $out, $err) = run($FIRST_BIN, '--gpu-check');
     ok($code == 0 && $out =~ /^\Q$FIRST\E: runs on /, "$FIRST --gpu-check: exit 0, one line") or diag("exit $code: $out$err");
-    ($code, $out, $err) = run('step10_pipelined/step10', '--gpu-check');
-    ok(($code == 0 && $out =~ /at n = 1000 as \S+/) || ($code == 4 && $err =~ /needs compute capability 8\.0 \(cp\.async\)/),
-       "step10 --gpu-check: runs (naming its configuration) or needs 8.0 for cp.async") or diag("exit $code: $out$err");
+    # A program with configurations names the one it would run, or says what this GPU lacks.
+    for my $p (@with_configs) {
+        my $d = (describe($p))[0];
+        my $cc = $d->{exact_cc} || $d->{min_cc};
+        ($code, $out, $err) = run($p, '--gpu-check');
+        ok(($code == 0 && $out =~ /at n = 1000 as (\S+)/ && grep({ $_ eq $1 } @{ $d->{configs} }))
+           || ($code == $EXIT{no_feature} && one_line($err) && $err =~ /needs compute capability \Q$cc\E( exactly)? \(\Q$d->{needs}\E\)/),
+           "$p --gpu-check: runs (naming one of its configurations) or needs $cc ($d->{needs})") or diag("exit $code: $out$err");
+    }
 }
 
 # The CPU chapter's version of exit 4: an instruction set this CPU lacks, asked for.

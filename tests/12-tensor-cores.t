@@ -1,11 +1,18 @@
 #!/usr/bin/env perl
-# The tensor-core chapter on the GPU: its steps (those that say chapter=tensor-cores: 11 TF32,
-# 12 3xTF32, ...), cuBLAS with TF32 and the CUTLASS peer, each judged by the precision class
-# it declares. Each precision class is judged by its own bound, and the bound can fail:
+# The tensor-core chapter on the GPU: its steps (those that say chapter=tensor-cores, of the
+# tf32 class or the fp32 one), cuBLAS with TF32 and the CUTLASS peer, each judged by the precision
+# class it declares. Each precision class is judged by its own bound, and the bound can fail:
 # a TF32 result judged as FP32 fails. The details of the 3xTF32 split, each tested: TF32
 # inputs round to nearest, the small parts are added and not swamped, Inf and NaN propagate
 # as in an FP32 GEMM, small K and odd sizes are right. Skipped without a GPU, or where the
-# GPU has no TF32 tensor cores (exit 4, with the reason).
+# GPU has no TF32 tensor cores (exit 4, with the reason). A run asked twice (the same program,
+# options and inputs: cuBLAS beside each step) runs once, its result kept.
+# Depth. make test (quick): every configuration at n = 33 and 257 on both inputs; the range
+# families at n = 1, 17 and 1000, uniform and wide inputs at 1, 17 and 33. make test-deep
+# (TEST_DEPTH=deep): every configuration at 1, 7, 9, 17, 33, 64, 257 and 1025; the range families
+# at 1, 2, 3, 8, 17, 32, 33, 100 and 1000, uniform and wide at every n from 1 to 33. At both: the
+# classes and verdicts at n = 1000, the comparisons with cuBLAS there, the crafted inputs (the
+# split's rounding, NaN, Inf, FLT_MAX).
 use strict;
 use warnings;
 use Test::More;
@@ -30,8 +37,20 @@ diag("CUTLASS: $CUTLASS_WHY") if $CUTLASS_WHY;
 my @tf32 = (@tf32_steps, ['cublas/cublas', '--math', 'tf32'], ($cutlass_runs ? $cutlass[0] : ()));
 my @fp32 = (@fp32_steps, ['cublas/cublas'], ($cutlass_runs ? $cutlass[1] : ()));
 
+my @config_sizes = sizes(quick => [33, 257], deep => [1, 7, 9, 17, 33, 64, 257, 1025]);
+my @range_sizes = sizes(quick => [1, 17, 1000], deep => [1, 2, 3, 8, 17, 32, 33, 100, 1000]);
+my @small_sizes = sizes(quick => [1, 17, 33], deep => [1 .. 33]);
+quick_skips("each configuration at n = @config_sizes", "the range families at n = @range_sizes",
+            "uniform and wide inputs at n = @small_sizes");
+
 sub name { join ' ', @{ $_[0] } }
-sub csv_run { my ($cmd, @args) = @_; my ($code, $out, $err) = run(@$cmd, @args, '--csv-header'); return ($code, $err, csv_row($out)) }
+my %results;
+sub csv_run {
+    my ($cmd, @args) = @_;
+    my $key = join "\0", @$cmd, @args;
+    $results{$key} //= do { my ($code, $out, $err) = run(@$cmd, @args, '--csv-header'); [$code, $err, csv_row($out)] };
+    return @{ $results{$key} };
+}
 
 # Each program's class, and its verdict at n = 1000 on both inputs; judged by the other
 # class's bound, a TF32 result fails on wide inputs (and an FP32-class one passes either).
@@ -55,13 +74,14 @@ for my $p ([@tf32], [@fp32]) {
     }
 }
 
-# Every configuration of every step at sizes that are multiples of nothing, and small K
-# (n = 1 ... 64: a handful of k-tiles, most of the tile zero padding), on both inputs.
+# Every configuration of every step at sizes that are multiples of nothing, and small K (a
+# handful of k-tiles, most of the tile zero padding: n = 33 at the quick depth, 1 ... 64 at the
+# deep), on both inputs.
 for my $p (map { $_->[0] } @tf32_steps, @fp32_steps) {
     my @configs = @{ (describe($p))[0]{configs} };
     diag("$p: one configuration") unless @configs;
     for my $cfg (@configs) {
-        for my $n (1, 7, 9, 17, 33, 64, 257, 1025) {
+        for my $n (@config_sizes) {
             for my $dist ('uniform', 'wide') {
                 my ($code, $err, %r) = csv_run([$p], '--config', $cfg, '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'full');
                 if ($code == $EXIT{usage} && $err =~ /needs \d+ bytes of shared memory/) {
@@ -113,13 +133,14 @@ for my $step (@rounding) {
 
 # The whole FP32 range (common/matrix.h's families: subnormal A, the lowest normal binade,
 # rows and columns scaled from 2^-140 to 2^100, 80 binades within a row, values near
-# FLT_MAX), and small k (n = 1 ... 33, where the fourth product is kept), each judged by the
+# FLT_MAX), and small k (uniform and wide inputs at n <= 33, either side of where a step may
+# keep the fourth product), each judged by the
 # fp32 bound, for every FP32-class step. Beside cuBLAS SGEMM: at n = 1000 its componentwise
 # error is at most SGEMM's; on mixed inputs, where a few products dominate each sum as in a short one, at
 # most twice SGEMM's. Below that, where SGEMM's few roundings are fewer than the split's,
 # the ratio is reported (the README's table has it). CUTLASS's 3xTF32 is reported, not judged.
-my %range_sizes = map { $_ => [1, 2, 3, 8, 17, 32, 33, 100, 1000] } qw(subnormal tiny rowscale mixed huge);
-$range_sizes{$_} = [1 .. 33] for qw(uniform wide);
+my %range_sizes = map { $_ => \@range_sizes } qw(subnormal tiny rowscale mixed huge);
+$range_sizes{$_} = \@small_sizes for qw(uniform wide);
 # A step that says a family is outside its bound (--describe's outside_bound: "mixed: why; ...")
 # is not judged there: its errors are reported, it must still run and give finite errors, and it
 # must FAIL at one n at least, or what it says is no longer so.

@@ -8,13 +8,17 @@
 # configuration, judged by its own class; and a version kept to show a failure (its
 # fails_on_purpose, which names the n) FAILS its bound there, so that its recorded FAIL is
 # the harness's verdict.
+# Depth. make test (quick): each version in every configuration at n = 257 (past every tile, a
+# multiple of none) on both inputs, and in its first at n = 1. make test-deep (TEST_DEPTH=deep):
+# every configuration at n = 1, 17, 257 and 1025 (a version kept to fail: 1, 17, 257) on both
+# inputs. At both: the diffs, names, descriptions, and each fails_on_purpose's FAIL.
 use strict;
 use warnings;
 use Test::More;
 require './tests/lib.pl';
 our %EXIT;
 
-my $MAX_DIFF = 120; # of versions of 180 to 400 lines; measured: 34, 86, 23; 24, 112, 37 (step 13); 111, 106, 111, 34 (step 14); 52 (step 15)
+my $MAX_DIFF = 120; # of versions of 180 to 400 lines; measured, chain by chain: 34, 86, 23; 24, 112, 37; 111, 106, 111, 34; 52
 my @chains;
 for my $dir (grep { -d "$_/versions" } sort glob('step[0-9][0-9]_*')) {
     my ($step) = $dir =~ /^(step\d\d)/;
@@ -74,6 +78,8 @@ for my $chain (@chains) {
 my ($has_gpu, $info) = gpu_available();
 SKIP: {
     skip "no GPU: $info", 1 unless $has_gpu;
+    quick_skips("each version in every configuration at n = 257 on both inputs, and in its first at n = 1; not at "
+                . "n = 1, 17, 257 and 1025 in each");
     for my $src (sort keys %binary) {
         my ($bin, $name) = ($binary{$src}, $names{$src});
         my ($runs, $why) = runs_here($bin);
@@ -85,22 +91,21 @@ SKIP: {
         @configs = ('') unless @configs; # one configuration: the program's own
         ok(@configs, "$bin describes its configurations: " . (join(' ', @configs) || 'one, its own'));
         # A version kept to show a failure (an error growing with n faster than its bound): small n only.
-        my @sizes = $describes{$src}{fails_on_purpose} ? (1, 17, 257) : (1, 17, 257, 1025);
-        for my $cfg (@configs) {
-            for my $n (@sizes) {
-                for my $dist ('uniform', 'wide') {
-                    my ($code, $out, $err) = run($bin, ($cfg ne '' ? ('--config', $cfg) : ()), '-n', $n, '--dist', $dist, '--reps', 1,
-                                                 '--check', 'full', '--csv-header');
-                    my %r = csv_row($out);
-                    if ($code == $EXIT{usage} && $err =~ /needs \d+ bytes of shared memory/) {
-                        pass("$bin --config $cfg: does not fit this GPU, refused with exit 2");
-                        next;
-                    }
-                    ok($code == 0 && ($r{program} // '') eq $name && ($r{config} // '') eq $cfg,
-                       "$bin --config $cfg -n $n --dist $dist: $name, componentwise error "
-                       . ($r{max_comp_err} // '?') . " within " . ($r{tolerance} // '?')) or diag("exit $code: $err");
-                }
+        my @sizes = sizes(quick => [257], deep => [1, 17, 257, $describes{$src}{fails_on_purpose} ? () : 1025]);
+        my @cases = map { my $cfg = $_; map { my $n = $_; map { [$cfg, $n, $_] } 'uniform', 'wide' } @sizes } @configs;
+        unshift @cases, [$configs[0], 1, 'uniform'] unless deep();
+        for my $case (@cases) {
+            my ($cfg, $n, $dist) = @$case;
+            my ($code, $out, $err) = run($bin, ($cfg ne '' ? ('--config', $cfg) : ()), '-n', $n, '--dist', $dist, '--reps', 1,
+                                         '--check', 'full', '--csv-header');
+            my %r = csv_row($out);
+            if ($code == $EXIT{usage} && $err =~ /needs \d+ bytes of shared memory/) {
+                pass("$bin --config $cfg: does not fit this GPU, refused with exit 2");
+                next;
             }
+            ok($code == 0 && ($r{program} // '') eq $name && ($r{config} // '') eq $cfg,
+               "$bin --config $cfg -n $n --dist $dist: $name, componentwise error "
+               . ($r{max_comp_err} // '?') . " within " . ($r{tolerance} // '?')) or diag("exit $code: $err");
         }
     }
     # A version kept to show a failure FAILS where its fails_on_purpose says ("at n = 4096"), by

@@ -13,7 +13,7 @@
 static void test_matgen(void)
 {
     enum { N = 37, LDA = 41 };
-    static float a[N * LDA], b[N * LDA];
+    float a[N * LDA], b[N * LDA];
     uint64_t s1 = 7, s2 = 7, s3 = 8;
     for (int i = 0; i < N * LDA; i++)
         a[i] = b[i] = -1.0f; /* marks the padding columns */
@@ -234,7 +234,7 @@ static void tf32_product(const float *a, const float *b, float *c, int n)
 static void test_wide_and_classes(void)
 {
     enum { N = 200 };
-    static float a[N * N];
+    float a[N * N];
     uint64_t s = 3;
     matgen_wide(a, N, N, N, &s);
     int negative = 0, in_range = 1, low = 0, high = 0;
@@ -410,7 +410,7 @@ static void test_timing(void)
 static void test_range_dists(void)
 {
     enum { N = 64 };
-    static float a[N * N], b[N * N], ref_a[N * N], ref_b[N * N];
+    float a[N * N], b[N * N], ref_a[N * N], ref_b[N * N];
     /* [lowest, highest] magnitude of A's and B's nonzero values, as powers of two */
     static const struct { enum input_dist dist; int a_lo, a_hi, b_lo, b_hi; } want[] = {
         {DIST_SUBNORMAL, -161, -130, -11, 20}, {DIST_TINY, -126, -125, -8, 9},

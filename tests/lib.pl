@@ -18,6 +18,39 @@ our @PROGRAMS = (@STEPS, 'cublas/cublas', (-e 'cutlass/cutlass' ? ('cutlass/cutl
 # Without CUTLASS's headers (make cutlass-headers) the CUTLASS peer is not built: its tests skip.
 our $CUTLASS_WHY = -e 'cutlass/cutlass' ? '' : 'cutlass/cutlass is not built (make cutlass fetches its headers)';
 
+# How much the tests run: make test the quick depth (every program, configuration and input
+# family at a few sizes that are multiples of nothing), make test-deep (TEST_DEPTH=deep) the
+# deep one (every size, configuration, version and family the tests know). sizes() picks a
+# list by depth; quick_skips() says, in one TAP comment line, what the quick depth leaves out.
+sub deep { ($ENV{TEST_DEPTH} // '') eq 'deep' }
+sub sizes {
+    my %by_depth = @_;
+    return @{ $by_depth{deep() ? 'deep' : 'quick'} };
+}
+sub quick_skips { diag("quick depth (make test-deep runs them): " . join('; ', @_)) unless deep() }
+
+# TEST_DRY_RUN=1: a GPU test file lists the program runs it would make at its depth, one TAP
+# comment each, and counts them, running none: the GPU is a stand-in for the recorded H100
+# (results/nvidia-h100-80gb-hbm3-gpu-info.txt) and every run passes, so checks that read a
+# program's output are not judged (the file reports itself skipped, with the count), and runs
+# chosen from an earlier run's output (a program that prints a pitch, say) are not listed.
+# Only --describe runs, to plan.
+our $DRY_RUN = $ENV{TEST_DRY_RUN};
+my $dry_runs = 0;
+if ($DRY_RUN) {
+    open my $null, '>', '/dev/null' or die $!;
+    my $tb = Test::More->builder;
+    $tb->$_($null) for qw(output failure_output todo_output);
+    $tb->no_ending(1);
+    $SIG{__WARN__} = sub {}; # the stand-in results are empty
+}
+END {
+    if ($DRY_RUN) {
+        print "1..0 # SKIP dry run at the " . (deep() ? 'deep' : 'quick') . " depth: $dry_runs program runs\n";
+        $? = 0;
+    }
+}
+
 # The programs' exit codes (common/exit_codes.h).
 our %EXIT = (pass => 0, inaccurate => 1, usage => 2, no_gpu => 3, no_feature => 4, old_driver => 5,
              no_kernel_image => 6, cuda_error => 7);
@@ -26,6 +59,11 @@ our %EXIT = (pass => 0, inaccurate => 1, usage => 2, no_gpu => 3, no_feature => 
 # that cannot be started (not built) gives 127.
 sub run {
     my @cmd = @_;
+    if ($DRY_RUN && !grep { $_ eq '--describe' } @cmd) {
+        $dry_runs++;
+        print "# run: ", (map { defined $ENV{$_} ? "$_='$ENV{$_}' " : () } qw(MATMUL_SMEM_LIMIT CUDA_VISIBLE_DEVICES)), "@cmd\n";
+        return (0, '', '');
+    }
     my ($ofh, $ofile) = tempfile(UNLINK => 1);
     my ($efh, $efile) = tempfile(UNLINK => 1);
     my $pid = fork() // die "fork: $!";
@@ -47,6 +85,8 @@ sub run {
 # (exit 3: tests skip). Anything else (a driver too old, a CUDA error, gpu_info not
 # built) is a failure to fix: the test run stops, naming it.
 sub gpu_available {
+    return (1, "NVIDIA H100 80GB HBM3 (dry run),9.0,132,1980000,85017493504,84500000000,232448,52428800,232448,233472,13000\n")
+        if $DRY_RUN;
     my ($code, $out, $err) = run('obj/gpu_info');
     return (1, $out) if $code == 0;
     return (0, $err =~ s/\s+$//r) if $code == $EXIT{no_gpu};
@@ -57,6 +97,10 @@ sub gpu_available {
 # a feature the program needs (exit 4: its tests skip). Anything else fails the run.
 sub runs_here {
     my ($p) = @_;
+    if ($DRY_RUN) { # the stand-in is compute capability 9.0
+        my $d = (describe($p))[0];
+        return ($d->{min_cc} <= 9.0 && ($d->{exact_cc} eq '' || $d->{exact_cc} == 9.0), "$p: on the stand-in GPU");
+    }
     my ($code, $out, $err) = run($p, '--gpu-check');
     return (1, $out =~ s/\s+$//r) if $code == 0;
     return (0, $err =~ s/\s+$//r) if $code == $EXIT{no_feature};
@@ -85,7 +129,7 @@ sub describe {
 }
 
 # Every row of every program (cublas, cublas_tf32, ...), described, in the ladder's order.
-# TEST_ONLY="step15 step16" keeps those steps' rows and the references' (cuBLAS, CUTLASS): a
+# TEST_ONLY="stepNN stepMM" keeps those steps' rows and the references' (cuBLAS, CUTLASS): a
 # test of one step on a GPU without the whole ladder's runs.
 sub rows {
     my @rows = map { describe($_) } @PROGRAMS;
@@ -135,5 +179,20 @@ sub load_npy {
 
 # A number, not an empty or missing field.
 sub is_number { defined $_[0] && $_[0] =~ /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i }
+
+# The Python that draws (charts, pictures): python3 if it imports matplotlib, else the .venv that
+# make plots-env makes; python3 where neither has it (the tests then skip, saying why).
+sub plot_python {
+    require Cwd;
+    return system('python3 -c "import matplotlib" 2>/dev/null') == 0 ? 'python3'
+         : -x '.venv/bin/python' ? Cwd::abs_path('.venv/bin/python') : 'python3';
+}
+
+# A step's own test (stepNN_name/tests/*.t) tests its own folder, whatever its number: (the folder,
+# its program), from the test's path; a copy of the folder tests itself.
+sub this_step {
+    my ($folder, $program) = $0 =~ m{(?:^|/)((step\d\d)_\w+)/tests/[^/]+$} or BAIL_OUT("$0 is not in a step folder's tests/");
+    return ($folder, $program);
+}
 
 1;

@@ -1,5 +1,5 @@
-"""The development versions' measurement (scripts/versions.py) and README table
-(readme_tables.versions_table) on a fixture (made up here, labelled as such, never a
+"""The development versions' measurement (scripts/experiment.py versions) and README table
+(tables_shared.versions_table) on a fixture (made up here, labelled as such, never a
 measurement): a FAIL is recorded and shown, expected only where the version is marked so;
 no rows give one sentence; the versions' rows stay out of the ladder's tables; make
 reproduce runs them after the tensor part. No GPU needed: the GPU and the programs are
@@ -13,14 +13,14 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 sys.path.insert(0, HERE)
+import experiment  # noqa: E402
 import ladder  # noqa: E402
-import readme_tables  # noqa: E402
 import reproduce  # noqa: E402
-import versions  # noqa: E402
+import tables_shared  # noqa: E402
 from tap import done, ok  # noqa: E402
 
 DEVICE = "Fixture GPU (test data, not a measurement)"
-VERSIONS = versions.versions()  # the real chains, found in the step folders
+VERSIONS = ladder.versions()  # the real chains, found in the step folders
 PROGRAM_OF = {binary: prog for prog, (binary, _, _) in VERSIONS.items()}
 ORDER = list(VERSIONS)
 # The version kept to show a failure (its step_info says so), and two that are not: the
@@ -45,16 +45,16 @@ def fake_run(fails, name_of=PROGRAM_OF, tf32_rows=()):
 
 
 def measure(tmp, fails=(), gpu=(DEVICE, {}), keep=False, **kw):
-    """versions.py's main with the GPU and the programs stood in for: (exit code, rows, log);
+    """The runner's versions with the GPU and the programs stood in for: (exit code, rows, log);
     the CSV and the log removed after unless keep."""
-    saved = ladder.ROOT, ladder.gpu_info, ladder.run_csv, versions.versions
+    saved = ladder.ROOT, ladder.gpu_info, ladder.run_csv, ladder.versions
     # The chains stay the tree's (found before the root moves); their programs, the stand-ins'.
     ladder.ROOT, ladder.gpu_info, ladder.run_csv = tmp, lambda: gpu, fake_run(fails, **kw)
-    versions.versions = lambda: VERSIONS
+    ladder.versions = lambda: VERSIONS
     try:
         results = os.path.join(tmp, "results")
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            code = versions.main(["--results", results])
+            code = experiment.versions(["--results", results])
         csv_path = os.path.join(results, ladder.slug(DEVICE) + "-versions.csv")
         log_path = os.path.join(results, ladder.slug(DEVICE) + "-versions.txt")
         rows = ladder.read_results(csv_path)
@@ -64,14 +64,14 @@ def measure(tmp, fails=(), gpu=(DEVICE, {}), keep=False, **kw):
                 os.remove(p)
         return code, rows, log
     finally:
-        ladder.ROOT, ladder.gpu_info, ladder.run_csv, versions.versions = saved
+        ladder.ROOT, ladder.gpu_info, ladder.run_csv, ladder.versions = saved
 
 
 with tempfile.TemporaryDirectory() as tmp:
     code, rows, log = measure(tmp, gpu=(None, "no GPU here"))
-    ok(code == ladder.EXIT_NO_GPU and not rows, "versions.py without a GPU: exit 3, nothing recorded")
+    ok(code == ladder.EXIT_NO_GPU and not rows, "the versions without a GPU: exit 3, nothing recorded")
     code, rows, log = measure(tmp)
-    ok(code == 1 and not rows, "versions.py with the versions not built: exit 1, nothing recorded")
+    ok(code == 1 and not rows, "the versions not built: exit 1, nothing recorded")
     for binary in PROGRAM_OF:
         os.makedirs(os.path.dirname(os.path.join(tmp, binary)), exist_ok=True)
         open(os.path.join(tmp, binary), "w").close()
@@ -83,8 +83,8 @@ with tempfile.TemporaryDirectory() as tmp:
        f"{ON_PURPOSE}'s FAIL (expected: its step_info says so) is recorded at both sizes; the script exits 0", rows)
     ok(all(r["command"].endswith(f"-n {r['n']} --reps 20 --csv") and r["date"] for r in rows),
        "each row holds its date and command (REPS 20, the default configuration)")
-    ok(log.startswith(f"# scripts/versions.py on {DEVICE}, ") and "\n# $ python3 scripts/versions.py --results " in log
-       and "FAIL (expected: this version is kept to show it)" in log,
+    ok(log.startswith(f"# scripts/experiment.py versions on {DEVICE}, ")
+       and "\n# $ python3 scripts/experiment.py versions --results " in log and "(a FAIL this run expects)" in log,
        "the log is headed with the date and the command, and says the FAIL was expected", log)
     code, rows, log = measure(tmp, fails={OTHER})
     ok(code == 1 and [r["status"] for r in rows if r["program"] == OTHER] == ["FAIL", "FAIL"],
@@ -97,10 +97,10 @@ with tempfile.TemporaryDirectory() as tmp:
     # The table, from a fixture CSV: every version in order, TFLOPS and mean errors per size,
     # the class and verdict, a FAIL shown as it is.
     results = os.path.join(tmp, "results")
-    ok(readme_tables.versions_table(results).startswith("No run of the development versions is recorded yet"),
+    ok(tables_shared.versions_table(results).startswith("No run of the development versions is recorded yet"),
        "no CSV: the table is one sentence saying so")
     measure(tmp, fails={ON_PURPOSE, OTHER}, keep=True)
-    text = readme_tables.versions_table(results)
+    text = tables_shared.versions_table(results)
     lines = text.split("\n")
     body = [line for line in lines if line.startswith("| `")]
     ok(lines[0].startswith(f"**{DEVICE}** (measured ") and "median of 20" in lines[0], "the table names the device, "
@@ -117,20 +117,20 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(body[other].endswith("| fp32: FAIL, FAIL |"), "an unexpected FAIL is shown, not marked as expected: the table "
        "can fail", body[other])
     measure(tmp, keep=True)  # the same programs measured again, all within their bounds
-    body = [line for line in readme_tables.versions_table(results).split("\n") if line.startswith("| `")]
+    body = [line for line in tables_shared.versions_table(results).split("\n") if line.startswith("| `")]
     ok(body[on].endswith("| fp32: pass, pass |") and len(body) == len(VERSIONS),
        f"measured again, {ON_PURPOSE}'s row replaced: a pass is not marked", body[on])
-    ok(not any(p.endswith("-versions.csv") for p in readme_tables.ladder_files(results))
-       and not readme_tables.device_results(results), "the versions' rows (steps among them) stay out of the "
+    ok(not any(p.endswith("-versions.csv") for p in tables_shared.ladder_files(results))
+       and not tables_shared.device_results(results), "the versions' rows (steps among them) stay out of the "
        "ladder's tables")
 
 # make reproduce: the part "versions" after "tensor", its one command, an estimate before it
 # has ever run.
 ok(reproduce.PARTS.index("versions") > reproduce.PARTS.index("tensor"), "reproduce: part 'versions' comes after 'tensor'")
 cmds = reproduce.part_commands("versions", DEVICE, {}, False, False)
-ok(len(cmds) == 1 and cmds[0][0][1].endswith("versions.py") and cmds[0][0][2:] == ["--sizes", "1000 4096 8192", "--reps", "20"]
-   and cmds[0][2] is None, "reproduce runs scripts/versions.py at n = 1000, 4096 and 8192, REPS 20; the script keeps its log",
-   cmds)
+ok(len(cmds) == 1 and cmds[0][0][1].endswith("experiment.py")
+   and cmds[0][0][2:] == ["versions", "--sizes", "1000 4096 8192", "--reps", "20"] and cmds[0][2] is None,
+   "reproduce runs the versions at n = 1000, 4096 and 8192, REPS 20; the runner keeps their log", cmds)
 ok(reproduce.estimate("versions", DEVICE, {}, []) == reproduce.FIRST_ESTIMATES["versions"],
    "reproduce estimates the part's time before it has been measured")
 done()

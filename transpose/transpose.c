@@ -18,9 +18,9 @@
 /* CPU repeats stop once they have taken this long (at least one is always timed). */
 #define CPU_BUDGET_MS 3000.0
 
-static const char *names[T_NUM] = {"cpu", "cpu_blocked", "naive", "shared", "shared_padded", "tiled32x8",
-                                   "copy", "copy_kernel"};
-static const char *what[T_NUM] = {
+static const char *const names[T_NUM] = {"cpu", "cpu_blocked", "naive", "shared", "shared_padded", "tiled32x8",
+                                         "copy", "copy_kernel"};
+static const char *const what[T_NUM] = {
     "CPU loop", "CPU, 32 x 32 blocks", "one thread per element, writes strided",
     "16 x 16 shared-memory tile (the text's)", "the tile padded by one column",
     "32 x 32 tile, 32 x 8 threads, 4 elements each", "cudaMemcpy device to device (the ceiling)",

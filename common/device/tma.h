@@ -46,14 +46,13 @@ static inline size_t tma_element_bytes(CUtensorMapDataType type)
  * for CU_TENSOR_MAP_SWIZZLE_128B), each box side 1...256.
  * Returns cudaSuccess, or an error without exiting: the caller decides (CUDA_CHECK in the
  * steps, common/gpu.h); when why is not NULL it receives one line saying what went wrong.
- * Call it once a context exists (gpu_open makes one). The map is then passed to the kernel
- * by value, as a `const __grid_constant__ CUtensorMap` parameter. */
+ * Call it once a context exists (gpu_open makes one), in a step's setup (common/step.h): it
+ * asks the driver for the function at every call, and keeps nothing. The map is then passed
+ * to the kernel by value, as a `const __grid_constant__ CUtensorMap` parameter. */
 static inline cudaError_t tma_encode_2d(CUtensorMap *map, CUtensorMapDataType type, const void *base, uint64_t rows,
                                         uint64_t cols, uint64_t ld, uint32_t box_rows, uint32_t box_cols,
                                         CUtensorMapSwizzle swizzle, char *why, size_t why_size)
 {
-    /* Looked up once per program (and per file including this header). */
-    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
     char scratch[8];
     if (!why || !why_size) {
         why = scratch;
@@ -77,28 +76,26 @@ static inline cudaError_t tma_encode_2d(CUtensorMap *map, CUtensorMapDataType ty
         return cudaErrorInvalidValue;
     }
 
-    if (!encode) {
-        void *fn = NULL;
-        enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-        /* The function as CUDA 12.0 defined it, the version its typedef names. */
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    /* The function as CUDA 12.0 defined it, the version its typedef names. */
 #if CUDART_VERSION >= 12050
-        cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
-                                                           &found);
+    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
+                                                       &found);
 #else
-        cudaError_t err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found);
+    cudaError_t err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found);
 #endif
-        if (err != cudaSuccess) {
-            snprintf(why, why_size, "looking up cuTensorMapEncodeTiled in the driver: %s", cudaGetErrorString(err));
-            return err;
-        }
-        if (found != cudaDriverEntryPointSuccess || !fn) {
-            snprintf(why, why_size, "the NVIDIA driver has no cuTensorMapEncodeTiled (CUDA 12.0 or newer): "
-                     "install a newer driver");
-            return found == cudaDriverEntryPointVersionNotSufficent ? cudaErrorCallRequiresNewerDriver
-                                                                    : cudaErrorSymbolNotFound;
-        }
-        encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+    if (err != cudaSuccess) {
+        snprintf(why, why_size, "looking up cuTensorMapEncodeTiled in the driver: %s", cudaGetErrorString(err));
+        return err;
     }
+    if (found != cudaDriverEntryPointSuccess || !fn) {
+        snprintf(why, why_size, "the NVIDIA driver has no cuTensorMapEncodeTiled (CUDA 12.0 or newer): "
+                 "install a newer driver");
+        return found == cudaDriverEntryPointVersionNotSufficent ? cudaErrorCallRequiresNewerDriver
+                                                                : cudaErrorSymbolNotFound;
+    }
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
 
     /* The TMA counts dimensions from the innermost: 0 is the column, 1 the row. The stride
      * of dimension 0 is the element itself; only the row stride is given, in bytes. */

@@ -111,24 +111,24 @@ __device__ static inline void split_tf32(float x, uint32_t *big, uint32_t *small
     *cross = inf ? 0u : hi;
 }
 
-/* What the scan found, one flag each, cleared before each multiplication and counted in its
- * time: a NaN or an Inf (the safe split), and a nonzero value outside [2^-50, 2^50) (the
- * scales). Inside that range every split is exact to the ulp it can be, no product or sum
- * can overflow, and the products' small parts stay normal: the fast path. */
+/* What the scan found, one flag each (in the run's workspace), cleared before each
+ * multiplication and counted in its time: a NaN or an Inf (the safe split), and a nonzero
+ * value outside [2^-50, 2^50) (the scales). Inside that range every split is exact to the ulp
+ * it can be, no product or sum can overflow, and the products' small parts stay normal: the
+ * fast path. */
 enum { FOUND_SPECIAL, FOUND_UNUSUAL, FLAGS };
-__device__ static int scan_flags[FLAGS];
 #define FAST_MIN 0x1p-50f
 #define FAST_MAX 0x1p50f
 
-__global__ static void scan_inputs(const float *a, size_t lda, const float *b, size_t ldb, int n)
+__global__ static void scan_inputs(const float *a, size_t lda, const float *b, size_t ldb, int n, int *flags)
 {
     for (int row = blockIdx.y; row < n; row += gridDim.y)
         for (int col = blockIdx.x * blockDim.x + threadIdx.x; col < n; col += gridDim.x * blockDim.x) {
             const float x = fabsf(a[(size_t)row * lda + col]), y = fabsf(b[(size_t)row * ldb + col]);
             if (!(x <= FLT_MAX) || !(y <= FLT_MAX)) /* NaN fails the comparison too */
-                scan_flags[FOUND_SPECIAL] = 1;
+                flags[FOUND_SPECIAL] = 1;
             else if ((x != 0.0f && !(x >= FAST_MIN && x < FAST_MAX)) || (y != 0.0f && !(y >= FAST_MIN && y < FAST_MAX)))
-                scan_flags[FOUND_UNUSUAL] = 1;
+                flags[FOUND_UNUSUAL] = 1;
         }
 }
 
@@ -348,50 +348,75 @@ __device__ static __forceinline__ void multiply(const float *a, size_t lda, cons
  * warp diverges). */
 template <int BM, int BN, int WM, int WN, int STAGES, int MIN_BLOCKS>
 __global__ static void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)
-    matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n)
+    matmult_kernel(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n,
+                   const int *flags)
 {
-    if (scan_flags[FOUND_SPECIAL] || n <= BK)
+    if (flags[FOUND_SPECIAL] || n <= BK)
         multiply<BM, BN, WM, WN, STAGES, GENERAL>(a, lda, b, ldb, c, ldc, n);
-    else if (scan_flags[FOUND_UNUSUAL])
+    else if (flags[FOUND_UNUSUAL])
         multiply<BM, BN, WM, WN, STAGES, SCALED>(a, lda, b, ldb, c, ldc, n);
     else
         multiply<BM, BN, WM, WN, STAGES, FAST>(a, lda, b, ldb, c, ldc, n);
 }
 
+/* Past the default 48 KB a kernel must opt in to more shared memory: once per run, in setup. */
+template <int BM, int BN, int WM, int WN, int STAGES, int MIN_BLOCKS>
+static void setup_shape()
+{
+    const size_t smem = SMEM(BM, BN, STAGES);
+    if (smem > 48 * 1024)
+        CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel<BM, BN, WM, WN, STAGES, MIN_BLOCKS>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+}
+
 /* Launch one shape: the grid covers the padded matrix with BM x BN tiles. */
 template <int BM, int BN, int WM, int WN, int STAGES, int MIN_BLOCKS>
-static void launch_shape(const struct dev_mats *m)
+static void launch_shape(const struct dev_mats *m, const int *flags)
 {
     const size_t smem = SMEM(BM, BN, STAGES);
     const int padded = m->padded;
     auto kernel = matmult_kernel<BM, BN, WM, WN, STAGES, MIN_BLOCKS>;
-    static int opted_in; /* past the default 48 KB a kernel must opt in, once */
-    if (smem > 48 * 1024 && !opted_in) {
-        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        opted_in = 1;
-    }
     kernel<<<dim3(padded / BN, padded / BM), 32 * (BM / WM) * (BN / WN), smem>>>(m->a, m->lda, m->b, m->ldb, m->c,
-                                                                                 m->ldc, m->n);
+                                                                                 m->ldc, m->n, flags);
 }
 
-static void launch(const struct dev_mats *m)
+/* The workspace: the scan's flags. */
+static size_t workspace_bytes(int padded, const struct step_config *config)
 {
-    static int *flags; /* scan_flags' address, looked up once */
-    if (!flags)
-        CUDA_CHECK(cudaGetSymbolAddress((void **)&flags, scan_flags));
-    CUDA_CHECK(cudaMemsetAsync(flags, 0, sizeof scan_flags));
-    scan_inputs<<<dim3((m->n + 255) / 256, m->n < 4096 ? m->n : 4096), 256>>>(m->a, m->lda, m->b, m->ldb, m->n);
-    switch (m->config->id) {
-    case MEDIUM_4: launch_shape<128, 128, 32, 64, 4, 1>(m); break;
-    case MEDIUM_3: launch_shape<128, 128, 32, 64, 3, 1>(m); break;
-    case SMALL_3: launch_shape<64, 128, 32, 64, 3, 2>(m); break;
-    default: launch_shape<64, 128, 32, 64, 2, 2>(m); break;
+    (void)padded, (void)config;
+    return FLAGS * sizeof(int);
+}
+
+static void setup(struct step_run *run)
+{
+    switch (run->config->id) {
+    case MEDIUM_4: setup_shape<128, 128, 32, 64, 4, 1>(); break;
+    case MEDIUM_3: setup_shape<128, 128, 32, 64, 3, 1>(); break;
+    case SMALL_3: setup_shape<64, 128, 32, 64, 3, 2>(); break;
+    default: setup_shape<64, 128, 32, 64, 2, 2>(); break;
     }
 }
+
+static void launch(const struct step_run *run)
+{
+    const struct dev_mats *m = &run->mats;
+    int *flags = (int *)run->workspace;
+    CUDA_CHECK(cudaMemsetAsync(flags, 0, FLAGS * sizeof(int)));
+    scan_inputs<<<dim3((m->n + 255) / 256, m->n < 4096 ? m->n : 4096), 256>>>(m->a, m->lda, m->b, m->ldb, m->n,
+                                                                               flags);
+    switch (run->config->id) {
+    case MEDIUM_4: launch_shape<128, 128, 32, 64, 4, 1>(m, flags); break;
+    case MEDIUM_3: launch_shape<128, 128, 32, 64, 3, 1>(m, flags); break;
+    case SMALL_3: launch_shape<64, 128, 32, 64, 3, 2>(m, flags); break;
+    default: launch_shape<64, 128, 32, 64, 2, 2>(m, flags); break;
+    }
+}
+
+static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .setup = setup, .launch = launch};
 
 /* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
 }

@@ -138,41 +138,51 @@ __global__ static void __launch_bounds__(THREADS, 1)
     }
 }
 
-/* The launch: the transpose, then the maps (encoded once per set of buffers), then the
- * kernel over the padded matrix, its blocks in one line (block_tile orders them). Bt lives
- * as long as the program: one allocation. */
-static void launch(const struct dev_mats *m)
+/* The workspace: Bt, the padded B transposed. */
+static size_t workspace_bytes(int padded, const struct step_config *config)
 {
-    static float *bt;
-    static size_t bt_floats;
-    static CUtensorMap a_map, bt_map;
-    static const float *mapped_a;
-    static int mapped_n;
-    const int padded = m->padded;
-    if ((size_t)padded * padded > bt_floats) {
-        if (bt)
-            CUDA_CHECK(cudaFree(bt));
-        CUDA_CHECK(cudaMalloc((void **)&bt, sizeof(float) * padded * padded));
-        bt_floats = (size_t)padded * padded;
-        mapped_a = NULL;
-    }
-    if (mapped_a != m->a || mapped_n != padded) {
-        char why[512];
-        if (tma_encode_2d_f32(&a_map, m->a, padded, padded, m->lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
-                              sizeof why) != cudaSuccess ||
-            tma_encode_2d_f32(&bt_map, bt, padded, padded, padded, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
-                              sizeof why) != cudaSuccess) {
-            fprintf(stderr, "step13: %s\n", why);
-            exit(EXIT_CUDA_ERROR);
-        }
-        mapped_a = m->a;
-        mapped_n = padded;
-        CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-    }
-    transpose_round<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, bt, padded);
-    matmult_kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM_BYTES>>>(a_map, bt_map, m->c, m->ldc,
-                                                                         padded / TILE);
+    (void)config;
+    return sizeof(float) * padded * (size_t)padded;
 }
+
+/* What setup builds for the launches: the tensor maps of A and of Bt. */
+struct step_state {
+    CUtensorMap a_map, bt_map;
+};
+
+/* The maps and the kernel's shared memory, once per run. */
+static void setup(struct step_run *run)
+{
+    struct step_state *state = (struct step_state *)run->state;
+    const struct dev_mats *m = &run->mats;
+    const float *bt = (const float *)run->workspace;
+    const int padded = m->padded;
+    char why[512];
+    if (tma_encode_2d_f32(&state->a_map, m->a, padded, padded, m->lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
+                          sizeof why) != cudaSuccess ||
+        tma_encode_2d_f32(&state->bt_map, bt, padded, padded, padded, BN, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
+                          sizeof why) != cudaSuccess) {
+        fprintf(stderr, "step13: %s\n", why);
+        exit(EXIT_CUDA_ERROR);
+    }
+    CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+}
+
+/* The launch: the transpose, then the kernel over the padded matrix, its blocks in one line
+ * (block_tile orders them). */
+static void launch(const struct step_run *run)
+{
+    const struct step_state *state = (const struct step_state *)run->state;
+    const struct dev_mats *m = &run->mats;
+    float *bt = (float *)run->workspace;
+    const int padded = m->padded;
+    transpose_round<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, bt, padded);
+    matmult_kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM_BYTES>>>(state->a_map, state->bt_map, m->c,
+                                                                           m->ldc, padded / TILE);
+}
+
+static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .state_bytes = sizeof(struct step_state),
+                                    .setup = setup, .launch = launch};
 
 static size_t smem_bytes(int n)
 {
@@ -184,5 +194,5 @@ static size_t smem_bytes(int n)
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
 }

@@ -193,41 +193,54 @@ static void encode(CUtensorMap *map, const float *m, int padded, int box_rows)
     }
 }
 
-/* The splits first (part of the step's time), then the kernel. The four split matrices live
- * as long as the program: one allocation, made larger when n grows. */
-static void launch(const struct dev_mats *m)
+/* The workspace: the four split matrices (A big, A small, Bt big, Bt small). */
+static size_t workspace_bytes(int padded, const struct step_config *config)
 {
-    static float *parts;
-    static size_t part_floats;
-    static CUtensorMap maps[4];
-    static int mapped_n;
+    (void)config;
+    return 4 * sizeof(float) * padded * (size_t)padded;
+}
+
+/* What setup builds for the launches: the tensor maps of the four split matrices. */
+struct step_state {
+    CUtensorMap maps[4];
+};
+
+/* The maps (boxes of BM rows of A's parts, BN rows of Bt's) and the kernel's shared memory,
+ * once per run. */
+static void setup(struct step_run *run)
+{
+    struct step_state *state = (struct step_state *)run->state;
+    const float *parts = (const float *)run->workspace;
+    const int padded = run->mats.padded;
+    const size_t floats = (size_t)padded * padded;
+    encode(&state->maps[0], parts, padded, BM);              /* A big */
+    encode(&state->maps[1], parts + floats, padded, BM);     /* A small */
+    encode(&state->maps[2], parts + 2 * floats, padded, BN); /* Bt big */
+    encode(&state->maps[3], parts + 3 * floats, padded, BN); /* Bt small */
+    CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+}
+
+/* The splits first (part of the step's time), then the kernel. */
+static void launch(const struct step_run *run)
+{
+    const struct step_state *state = (const struct step_state *)run->state;
+    const struct dev_mats *m = &run->mats;
     const int padded = m->padded;
     const size_t floats = (size_t)padded * padded;
-    if (floats > part_floats) {
-        if (parts)
-            CUDA_CHECK(cudaFree(parts));
-        CUDA_CHECK(cudaMalloc((void **)&parts, 4 * sizeof(float) * floats));
-        part_floats = floats;
-        mapped_n = 0;
-    }
-    if (mapped_n != padded) {
-        encode(&maps[0], parts, padded, BM);              /* A big */
-        encode(&maps[1], parts + floats, padded, BM);     /* A small */
-        encode(&maps[2], parts + 2 * floats, padded, BN); /* Bt big */
-        encode(&maps[3], parts + 3 * floats, padded, BN); /* Bt small */
-        mapped_n = padded;
-        CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-    }
+    float *parts = (float *)run->workspace;
     split_a<<<padded, 256>>>(m->a, m->lda, parts, parts + floats, padded);
     split_bt<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, parts + 2 * floats, parts + 3 * floats,
                                                               padded);
     matmult_kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM_BYTES>>>(
-        maps[0], maps[1], maps[2], maps[3], m->c, m->ldc, padded / TILE);
+        state->maps[0], state->maps[1], state->maps[2], state->maps[3], m->c, m->ldc, padded / TILE);
 }
+
+static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .state_bytes = sizeof(struct step_state),
+                                    .setup = setup, .launch = launch};
 
 /* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
 }

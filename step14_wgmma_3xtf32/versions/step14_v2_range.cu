@@ -243,51 +243,60 @@ static void encode(CUtensorMap *map, const float *m, int padded, int box_rows)
     }
 }
 
-/* The splits first (part of the step's time), then the kernel. The four split matrices live
- * as long as the program: one allocation, made larger when n grows; so do the shifts and the
- * columns' largest magnitudes. */
-static void launch(const struct dev_mats *m)
+/* The workspace: the four split matrices (A big, A small, Bt big, Bt small), the shifts (the
+ * rows', then the columns'), and the columns' largest magnitudes (as float bits). */
+static size_t workspace_bytes(int padded, const struct step_config *config)
 {
-    static float *parts;
-    static int *shifts; /* the rows' shifts, then the columns' */
-    static unsigned *col_max; /* as float bits */
-    static size_t part_floats;
-    static CUtensorMap maps[4];
-    static int mapped_n;
+    (void)config;
+    return 4 * sizeof(float) * padded * (size_t)padded + 2 * sizeof(int) * padded + sizeof(unsigned) * padded;
+}
+
+/* What setup builds for the launches: the tensor maps of the four split matrices. */
+struct step_state {
+    CUtensorMap maps[4];
+};
+
+/* The maps (boxes of BM rows of A's parts, BN rows of Bt's) and the kernel's shared memory,
+ * once per run. */
+static void setup(struct step_run *run)
+{
+    struct step_state *state = (struct step_state *)run->state;
+    const float *parts = (const float *)run->workspace;
+    const int padded = run->mats.padded;
+    const size_t floats = (size_t)padded * padded;
+    encode(&state->maps[0], parts, padded, BM);              /* A big */
+    encode(&state->maps[1], parts + floats, padded, BM);     /* A small */
+    encode(&state->maps[2], parts + 2 * floats, padded, BN); /* Bt big */
+    encode(&state->maps[3], parts + 3 * floats, padded, BN); /* Bt small */
+    CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+}
+
+/* The splits first (part of the step's time), then the kernel. */
+static void launch(const struct step_run *run)
+{
+    const struct step_state *state = (const struct step_state *)run->state;
+    const struct dev_mats *m = &run->mats;
     const int padded = m->padded;
     const size_t floats = (size_t)padded * padded;
-    if (floats > part_floats) {
-        if (parts) {
-            CUDA_CHECK(cudaFree(parts));
-            CUDA_CHECK(cudaFree(shifts));
-            CUDA_CHECK(cudaFree(col_max));
-        }
-        CUDA_CHECK(cudaMalloc((void **)&parts, 4 * sizeof(float) * floats));
-        CUDA_CHECK(cudaMalloc((void **)&shifts, 2 * sizeof(int) * padded));
-        CUDA_CHECK(cudaMalloc((void **)&col_max, sizeof(unsigned) * padded));
-        part_floats = floats;
-        mapped_n = 0;
-    }
-    if (mapped_n != padded) {
-        encode(&maps[0], parts, padded, BM);              /* A big */
-        encode(&maps[1], parts + floats, padded, BM);     /* A small */
-        encode(&maps[2], parts + 2 * floats, padded, BN); /* Bt big */
-        encode(&maps[3], parts + 3 * floats, padded, BN); /* Bt small */
-        mapped_n = padded;
-        CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-    }
+    float *parts = (float *)run->workspace;
+    int *shifts = (int *)(parts + 4 * floats);
+    unsigned *col_max = (unsigned *)(shifts + 2 * padded);
     CUDA_CHECK(cudaMemsetAsync(col_max, 0, sizeof(unsigned) * padded));
     column_max<<<dim3(padded / 128, padded / 64), 128>>>(m->b, m->ldb, col_max);
     split_a<<<padded, 256>>>(m->a, m->lda, parts, parts + floats, shifts, padded);
     split_bt<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, col_max, parts + 2 * floats,
                                                               parts + 3 * floats, shifts + padded, padded);
     matmult_kernel<<<(padded / BM) * (padded / BN), THREADS, SMEM_BYTES>>>(
-        maps[0], maps[1], maps[2], maps[3], m->c, m->ldc, padded / TILE, shifts, shifts + padded);
+        state->maps[0], state->maps[1], state->maps[2], state->maps[3], m->c, m->ldc, padded / TILE, shifts,
+        shifts + padded);
 }
+
+static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .state_bytes = sizeof(struct step_state),
+                                    .setup = setup, .launch = launch};
 
 /* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
                  int kernel_reps, struct gpu_run *run)
 {
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, launch, kernel_reps, run);
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
 }

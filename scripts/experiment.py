@@ -1,0 +1,569 @@
+#!/usr/bin/env python3
+"""The measurements on the GPU, one runner for all. Each kind below is a list of program runs,
+found as the build finds the programs (each says what it is: --describe) and as the steps
+declare their experiments (their experiments.json); the runs go one after the other, each
+program's CSV row is recorded with the date and the command (and the columns the kind adds: a
+configuration, a build variant's parameter) in a results file, replacing earlier rows of the
+same key (scripts/ladder.py). A program this GPU cannot run (exit 4; for a forced
+configuration, exit 2) is skipped, saying why; without a GPU nothing runs (exit 3).
+
+  compare         make compare: every program built here (each step, cuBLAS's rows, CUTLASS's
+                  where built) at --sizes on --dists, into results/<device>.csv; the table
+  configs         make config-sweep: every configuration of each program that has several,
+                  forced with --config, into results/<device>-config-sweep.csv
+  versions        the development versions (each step's versions/, built by make versions)
+                  beside the steps they became, into results/<device>-versions.csv, with a log
+  tile-sweep      make tile-sweep: each kernel whose step declares "tile_sweep" (a -D flag of
+                  the tile) at TILE = 4 ... 32, into results/<device>-tile-sweep.csv; the lab's table
+  warptile-sweep  make warptile-sweep: the tile shapes of the steps that declare
+                  "warptile_sweep", each built with -D flags, their registers from ptxas, into
+                  results/<device>-warptile-sweep.csv
+  sweep           make sweep STEP=NN: what a step declares under "sweeps": the step, its build
+                  variants ("variants": a -D parameter whose value is a column of the rows) and
+                  the programs it names beside it ("beside": rows of the ladder or development
+                  versions) at its sizes and inputs, into results/<device>-<sweep>.csv with a log;
+                  or a program of the step's own that prints its table ("program")
+
+Usage: scripts/experiment.py KIND [options]   (scripts/experiment.py KIND --help)
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ladder  # noqa: E402
+
+# ---- The runner: runs, rows, records ----
+
+class Run:
+    """One program run: its command (with --csv), its name in the progress lines, the columns the
+    kind adds to its row, the program name its row must carry (None: not checked), whether a
+    FAIL (exit 1) is expected (recorded and said, not an error), and the row to record when this
+    GPU cannot run it (None: nothing recorded)."""
+
+    def __init__(self, cmd, label, fields=None, name=None, fail_ok=False, skipped_row=None):
+        self.cmd, self.label, self.fields = [str(c) for c in cmd], label, dict(fields or {})
+        self.name, self.fail_ok, self.skipped_row = name, fail_ok, skipped_row
+
+
+class Log:
+    """The progress lines, on the console and, where a kind keeps one, in its log file, headed
+    with the device, the moment and the command."""
+
+    def __init__(self, path=None, header=None):
+        self.file = None
+        if path:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            self.file = open(path, "w")
+            self.file.write(header)
+
+    def say(self, line):
+        print(line, flush=True)
+        if self.file:
+            self.file.write(line + "\n")
+            self.file.flush()
+
+    def close(self):
+        if self.file:
+            self.file.close()
+
+
+def progress(r):
+    """One run's figures in a line."""
+    return (f"{float(r['kernel_ms']):9.3f} ms {float(r['gflops']):8.0f} GFLOPS, max rel err "
+            f"{float(r['max_rel_err']):.2e}, comp err {float(r.get('max_comp_err') or 'nan'):.2e}, "
+            f"{r['precision']} {r['status']}" + (f", config {r['config']}" if r.get("config") else ""))
+
+
+def measure(runs, log, stamp, too_big=False):
+    """Run each Run in turn: {"rows": the rows to record, "failed": the commands that did not run
+    or FAILed unexpectedly, "expected": those that FAILed as expected, "skipped": {label: why}}.
+    too_big: exit 2 is this GPU's answer too (a forced configuration that does not fit)."""
+    out = {"rows": [], "failed": [], "expected": [], "skipped": {}}
+    for i, run in enumerate(runs, 1):
+        head = f"[{i}/{len(runs)}] {run.label}"
+        if log.file:
+            log.say("$ " + " ".join(run.cmd))
+        r, code, err = ladder.run_csv(run.cmd)
+        why = ladder.skip_reason(code, err, too_big)
+        if why:
+            out["skipped"][run.label] = why
+            log.say(f"{head}: skipped: {why}")
+            if run.skipped_row is not None:
+                out["rows"].append(ladder.result_row(run.cmd, dict(run.skipped_row, status=f"skipped: {why}"), stamp))
+            continue
+        if r is None or (run.name and r["program"] != run.name):
+            log.say(f"{head}: " + (f"exit {code}: {err}" if r is None else f"the program calls itself {r['program']}"))
+            out["failed"].append(" ".join(run.cmd))
+            continue
+        out["rows"].append(ladder.result_row(run.cmd, dict(r, **run.fields), stamp))
+        if code == 1:
+            out["expected" if run.fail_ok else "failed"].append(" ".join(run.cmd))
+        log.say(f"{head}: {progress(r)}" + (" (a FAIL this run expects)" if code == 1 and run.fail_ok else ""))
+    return out
+
+
+def run_table(cmd):
+    """Run a program that prints a CSV table (a header line, then a row per line): (its rows, each
+    a dict by the header, exit code, stderr). The chapters' own programs and a step's ceiling
+    print theirs so."""
+    p = subprocess.run([str(c) for c in cmd], cwd=ladder.ROOT, capture_output=True, text=True)
+    lines = [line for line in p.stdout.strip().splitlines() if line]
+    rows = [dict(zip(lines[0].split(","), line.split(","))) for line in lines[1:] if line != lines[0]] if lines else []
+    return rows, p.returncode, p.stderr.strip()
+
+
+def build(targets):
+    """Build what runs need (a step's variants, its other programs) with make: (exit code, output)."""
+    if not targets:
+        return 0, ""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    p = subprocess.run(["make", "--no-print-directory", f"-j{os.cpu_count() or 1}"] + list(targets), cwd=ladder.ROOT,
+                       capture_output=True, text=True, env=env)
+    return p.returncode, p.stdout + p.stderr
+
+
+def log_header(device, stamp, kind, argv):
+    return (f"# scripts/experiment.py {kind} on {device}, {stamp.replace('T', ' ').replace('Z', '')} UTC\n"
+            f"# $ python3 scripts/experiment.py {shlex.join([kind] + list(argv))}\n")
+
+
+def results_path(results, device, suffix=""):
+    return os.path.join(results, ladder.slug(device) + suffix + ".csv")
+
+
+def options(kind, **defaults):
+    """The options every kind takes (--sizes, --reps, --results) with the kind's defaults, and its own."""
+    ap = argparse.ArgumentParser(prog=f"experiment.py {kind}", description=DESCRIPTIONS[kind])
+    ap.add_argument("--sizes", type=ladder.sizes_arg, default=defaults.get("sizes"),
+                    help=f"matrix sizes, space-separated (default: {defaults.get('sizes') or 'the declared ones'})")
+    ap.add_argument("--reps", type=ladder.positive_int, default=defaults.get("reps", 10),
+                    help=f"timed kernel launches per run (default {defaults.get('reps', 10)})")
+    ap.add_argument("--results", default=os.path.join(ladder.ROOT, "results"), help="results folder")
+    return ap
+
+
+# ---- compare ----
+
+def compare_table(rows, n, dist):
+    """The comparison table for one size and input distribution: step, lesson, kernel ms,
+    GFLOPS, speedup over the first step, % of cuBLAS, end-to-end ms, max and average relative
+    error, max componentwise error, verdict."""
+    by = {r["program"]: r for r in rows
+          if int(r["n"]) == n and r["dist"] == dist and not r["status"].startswith("skipped")}
+    first = ladder.STEPS[0] if ladder.STEPS else None  # speedups are over the first step
+    base = float(by[first]["kernel_ms"]) if first in by else None
+    ceiling = float(by["cublas"]["gflops"]) if "cublas" in by else None
+    head = ["program", "lesson", "kernel ms", "GFLOPS", f"x {first}", "% cuBLAS", "end-to-end ms", "max rel err",
+            "avg rel err", "comp err", "class", "config"]
+    body = []
+    for prog in ladder.LADDER:
+        r = by.get(prog)
+        if not r:
+            continue
+        k = float(r["kernel_ms"])
+        body.append([prog, ladder.LADDER[prog][1], f"{k:.3f}", f"{float(r['gflops']):.0f}",
+                     f"{base / k:.2f}" if base else "", f"{100 * float(r['gflops']) / ceiling:.1f}" if ceiling else "",
+                     f"{float(r['total_ms']):.2f}", f"{float(r['max_rel_err']):.2e}", f"{float(r['avg_rel_err']):.2e}",
+                     f"{float(r['max_comp_err']):.2e}", f"{r['precision']} {r['status']}", r.get("config") or ""])
+    return ladder.text_table(head, body, left=(0, 1, len(head) - 1))
+
+
+def compare(argv):
+    ap = options("compare", sizes="1000 4096")
+    ap.add_argument("--programs", help="programs to run (default: every one built here: each step folder's, cuBLAS's "
+                    "rows, and CUTLASS's where it is built)")
+    ap.add_argument("--dists", default=" ".join(ladder.DISTS), help="input distributions (default: uniform wide)")
+    ap.add_argument("--reported", default="", help="programs whose FAIL is recorded and reported, not an error "
+                    "(a peer on inputs it is not made for)")
+    ap.add_argument("--list", action="store_true", help="list the programs it would run, with their lessons, "
+                    "and stop (no GPU needed)")
+    a = ap.parse_args(argv)
+    found = ladder.discover()
+    programs = a.programs.split() if a.programs is not None else list(found)
+    unknown = [x for x in programs if x not in ladder.LADDER]
+    if unknown:
+        ap.error(f"unknown program '{unknown[0]}' (known: {' '.join(ladder.LADDER)})")
+    dists, reported = a.dists.split(), a.reported.split()
+    if not dists or any(d not in ladder.DISTS + ladder.RANGE_DISTS for d in dists):
+        ap.error(f"bad --dists: expected some of {' '.join(ladder.DISTS + ladder.RANGE_DISTS)}")
+    if a.list:
+        for prog in programs:
+            d = ladder.PROGRAMS[prog]
+            print(f"{prog:16s} {d['precision']}  {' '.join(ladder.program_command(prog)):32s} {d['lesson']}")
+        return 0
+    device = ladder.require_gpu("compare")
+    if device is None:
+        return ladder.EXIT_NO_GPU
+    stamp = ladder.now_stamp()
+    runs = [Run(ladder.program_command(prog) + ["-n", n, "--dist", dist, "--reps", a.reps, "--csv"],
+                f"{prog} n={n} {dist}", fail_ok=prog in reported,
+                skipped_row={"program": prog, "n": str(n), "device": device, "dist": dist})
+            for n in a.sizes for prog in programs for dist in dists]
+    got = measure(runs, Log(), stamp)
+    recorded = ladder.record(results_path(a.results, device), got["rows"])
+    ladder.record_catalogue([ladder.PROGRAMS[p] for p in programs], os.path.join(a.results, "programs.csv"))
+    for n in a.sizes:
+        for dist in dists:
+            print(f"\n{device}, n = {n}, {dist} inputs\n" + compare_table(got["rows"], n, dist))
+    print(f"\n{recorded}")
+    for label, why in got["skipped"].items():
+        print(f"skipped {label}: {why}")
+    if got["expected"]:
+        print("FAIL, recorded and reported (--reported): " + "; ".join(got["expected"]))
+    if got["failed"]:
+        print("FAILED: " + "; ".join(got["failed"]), file=sys.stderr)
+        return 1
+    return 0
+
+
+# ---- configs ----
+
+CONFIG_COLUMNS = ["date", "command", "program", "config", "smem_bytes", "n", "device", "kernel_ms", "gflops",
+                  "max_rel_err", "status", "max_comp_err"]
+CONFIG_KEY = ("program", "config", "n", "device")
+
+
+def configs(argv):
+    ap = options("configs", sizes="1000 2048 4096 8192")
+    ap.add_argument("--programs", help="default: every program built here that has several configurations")
+    a = ap.parse_args(argv)
+    device = ladder.require_gpu("config-sweep")
+    if device is None:
+        return ladder.EXIT_NO_GPU
+    found = ladder.discover()
+    programs = a.programs.split() if a.programs else [p for p, d in found.items() if d["configs"]]
+    unknown = [p for p in programs if p not in found]
+    if unknown:
+        ap.error(f"unknown program '{unknown[0]}' (built here: {' '.join(found)})")
+    runs = [Run(ladder.program_command(prog) + ["-n", n, "--reps", a.reps, "--csv", "--config", config],
+                f"{prog} {config} n={n}", fields={"program": prog, "config": config})
+            for prog in programs for config in found[prog]["configs"] for n in a.sizes]
+    got = measure(runs, Log(), ladder.now_stamp(), too_big=True)  # too big: the configuration does not fit
+    print(ladder.record(results_path(a.results, device, "-config-sweep"), got["rows"], CONFIG_COLUMNS, CONFIG_KEY))
+    return 1 if got["failed"] else 0
+
+
+# ---- versions ----
+
+def versions(argv):
+    ap = options("versions", sizes="4096 8192", reps=20)
+    a = ap.parse_args(argv)
+    device = ladder.require_gpu("versions")
+    if device is None:
+        return ladder.EXIT_NO_GPU
+    chains = ladder.versions()
+    missing = [b for b, _, _ in chains.values() if not os.path.exists(os.path.join(ladder.ROOT, b))]
+    if missing:
+        print(f"versions: not built: {' '.join(missing)} (make all versions)", file=sys.stderr)
+        return 1
+    stamp = ladder.now_stamp()
+    log = Log(results_path(a.results, device, "-versions")[:-4] + ".txt", log_header(device, stamp, "versions", argv))
+    # A version kept to show a failure says so (.fails_on_purpose): its FAIL is recorded, expected.
+    runs = [Run([binary, "-n", n, "--reps", a.reps, "--csv"], f"{prog} n={n}", name=prog, fail_ok=may_fail)
+            for prog, (binary, _, may_fail) in chains.items() for n in a.sizes]
+    got = measure(runs, log, stamp, too_big=True)  # too big: no configuration fits this GPU
+    if got["rows"]:
+        log.say(ladder.record(results_path(a.results, device, "-versions"), got["rows"]))
+    log.close()
+    return 1 if got["failed"] else 0
+
+
+# ---- tile-sweep ----
+
+TILE_COLUMNS = ["date", "command", "kernel", "tile", "threads_per_block", "n", "device", "kernel_ms", "gflops",
+                "max_rel_err", "status"]
+TILE_KEY = ("kernel", "tile", "n", "device")
+
+
+def built_in_parallel(jobs):
+    """Run build jobs (callables) side by side, as many as there are CPUs: their results in order."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
+        return list(pool.map(lambda job: job(), jobs))
+
+
+def tile_sweep(argv):
+    ap = options("tile-sweep", sizes="512 1024 2048 4096 8192", reps=5)
+    ap.add_argument("--tiles", type=ladder.sizes_arg, default="4 8 16 32")
+    a = ap.parse_args(argv)
+    device = ladder.require_gpu("tile-sweep")
+    if device is None:
+        return ladder.EXIT_NO_GPU
+    todo = [(entry["kernel"], tile, f"obj/tile/{step}_{entry['kernel']}{tile}",
+             ladder.step_folder(step) + f"/{step}.cu", entry["define"].format(tile=tile), entry.get("max_n"))
+            for step, entry in ladder.experiments("tile_sweep") for tile in a.tiles]
+    arch = ladder.arch_flags()
+    for (kernel, tile, exe, *_), (code, err) in zip(todo, built_in_parallel(
+            [lambda v=v: ladder.build_variant(v[3], [v[4]], v[2], arch) for v in todo])):
+        if code != 0:
+            print(f"{exe}: does not build: {err}", file=sys.stderr)
+            return 1
+    runs = [Run([exe, "-n", n, "--reps", a.reps, "--csv"], f"{kernel} tile {tile} n={n}",
+                fields={"kernel": kernel, "tile": tile, "threads_per_block": tile * tile})
+            for n in a.sizes for tile in a.tiles for kernel, t, exe, _, _, max_n in todo
+            if t == tile and not (max_n and n > max_n)]
+    got = measure(runs, Log(), ladder.now_stamp())
+    recorded = ladder.record(results_path(a.results, device, "-tile-sweep"), got["rows"], TILE_COLUMNS, TILE_KEY)
+    print(f"\n{device}: kernel ms (median of {a.reps}), the lab's layout")
+    kernels = list(dict.fromkeys(v[0] for v in todo))
+    print(f"{'n':>6} {'tile':>5} " + " ".join(f"{k + ' kernel':>13}" for k in kernels))
+    get = {(r["kernel"], r["tile"], int(r["n"])): float(r["kernel_ms"]) for r in got["rows"]}
+    for n in a.sizes:
+        for tile in a.tiles:
+            print(f"{n:6d} {tile:5d} " + " ".join(f"{get.get((k, tile, n), float('nan')):13.3f}" for k in kernels))
+    print(recorded)
+    return 1 if got["failed"] else 0
+
+
+# ---- warptile-sweep ----
+
+# (BM, BN, BK, WM, WN, MIN_BLOCKS): threads = 32 (BM/WM)(BN/WN), thread tile (4 WM/32) x (4 WN/16)
+SHAPES = [(128, 128, 16, 64, 32, 1), (128, 128, 8, 64, 32, 1), (128, 128, 16, 64, 32, 2),
+          (128, 256, 8, 64, 64, 1), (256, 128, 8, 64, 64, 1), (128, 256, 16, 64, 64, 1),
+          (64, 128, 16, 32, 32, 2), (128, 64, 16, 32, 32, 2), (64, 64, 16, 32, 32, 2)]
+# Tried second: 4 warps of 64 x 64 per block (two blocks per SM), larger BK.
+MORE_SHAPES = [(128, 128, 16, 64, 64, 2), (128, 128, 8, 64, 64, 2), (128, 128, 32, 64, 64, 2),
+               (64, 128, 16, 32, 64, 2), (128, 64, 16, 64, 32, 2), (128, 256, 32, 64, 64, 1),
+               (256, 128, 16, 64, 64, 1), (64, 128, 32, 32, 32, 2)]
+# Tried fourth: 16 warps of 64 x 32 on the large tiles (more warps to hide latency).
+FOURTH_SHAPES = [(128, 256, 32, 64, 32, 1), (256, 128, 32, 32, 64, 1), (128, 256, 16, 64, 32, 1),
+                 (128, 256, 32, 64, 64, 1)]
+# Tried fifth: two blocks of 8 warps per SM on 128 x 128 tiles, with the swizzle.
+FIFTH_SHAPES = [(128, 128, 32, 64, 32, 2), (128, 128, 16, 64, 32, 2), (128, 128, 32, 32, 64, 2)]
+# Tried third, after the swizzle: the best shapes again, and BK = 64.
+THIRD_SHAPES = [(128, 256, 32, 64, 64, 1), (256, 128, 32, 64, 64, 1), (128, 128, 32, 64, 64, 2),
+                (64, 128, 32, 32, 32, 2), (128, 256, 64, 64, 64, 1), (128, 128, 64, 64, 64, 2)]
+WARPTILE_COLUMNS = ["date", "command", "program", "config", "threads", "registers", "n", "device", "kernel_ms",
+                    "gflops", "max_rel_err", "status"]
+WARPTILE_KEY = ("program", "config", "n", "device")
+
+
+def build_shape(step, entry, shape, arch):
+    """Build a step with this tile shape (its large one, the one overridden); its stages, where it
+    has them, are chosen at run time (--config): (name, exe, {stages: registers}, exit code)."""
+    bm, bn, bk, wm, wn, minb = shape
+    name = f"{bm}x{bn}x{bk}_w{wm}x{wn}_b{minb}"
+    exe = f"obj/tile/{step}_{name}"
+    defs = [f"LBM={bm}", f"LBN={bn}", f"LBK={bk}", f"LWM={wm}", f"LWN={wn}", f"LMIN_BLOCKS={minb}"] + \
+        [d[2:] for d in entry.get("defines", [])]
+    code, err = ladder.build_variant(ladder.step_folder(step) + f"/{step}.cu", defs, exe, arch, extra=["-Xptxas", "-v"])
+    return name, exe, kernel_registers(err, shape), code
+
+
+def kernel_registers(ptxas_log, shape):
+    """{stages: "registers[+spills]"} of this shape's kernels, from ptxas -v: each
+    'Compiling entry function' line names the kernel's template arguments (BM, BN, BK, WM,
+    WN, MIN_BLOCKS; with stages: BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS), the lines after it
+    its registers and spills. A kernel without stages is under the key None."""
+    bm, bn, bk, wm, wn, minb = shape
+    out, current = {}, "?"
+    for line in ptxas_log.splitlines():
+        m = re.search(r"Compiling entry function '(\S+)'", line)
+        if m:
+            args = [int(x) for x in re.findall(r"Li(\d+)E", m.group(1))]
+            current = "?" if args[:5] != [bm, bn, bk, wm, wn] else None if len(args) == 6 else args[5]
+            continue
+        regs = re.search(r"Used (\d+) registers", line)
+        if regs and current != "?":
+            out[current] = regs.group(1)
+        spill = re.search(r"(\d+) bytes spill stores", line)
+        if spill and spill.group(1) != "0" and current in out:
+            out[current] += "+spills"
+    return out
+
+
+def warptile_sweep(argv):
+    declared = dict(ladder.experiments("warptile_sweep"))
+    ap = options("warptile-sweep", sizes="1000 4096")
+    ap.add_argument("--programs", default=" ".join(declared), help="the steps to sweep (default: every one "
+                    f"that declares it: {' '.join(declared)})")
+    ap.add_argument("--shapes", choices=("first", "more", "third", "fourth", "fifth", "all"), default="all")
+    ap.add_argument("--stages", default="2 3 4", help="the pipeline depths to try, for a step that has stages")
+    a = ap.parse_args(argv)
+    for prog in a.programs.split():
+        if prog not in declared:
+            ap.error(f"{prog} does not declare warptile_sweep in its experiments.json (those that do: "
+                     f"{' '.join(declared)})")
+    device = ladder.require_gpu("warptile-sweep")
+    if device is None:
+        return ladder.EXIT_NO_GPU
+    arch = ladder.arch_flags()
+    shapes = {"first": SHAPES, "more": MORE_SHAPES, "third": THIRD_SHAPES, "fourth": FOURTH_SHAPES,
+              "fifth": FIFTH_SHAPES, "all": SHAPES + MORE_SHAPES + THIRD_SHAPES + FOURTH_SHAPES + FIFTH_SHAPES}[a.shapes]
+    jobs = [(step, shape) for step in a.programs.split() for shape in dict.fromkeys(shapes)]  # each shape once
+    built = built_in_parallel([lambda j=j: j + build_shape(j[0], declared[j[0]], j[1], arch) for j in jobs])
+    runs = []
+    # Rows measured before the swizzle of A's tile existed carry no tag; the code has it now.
+    for step, shape, name, exe, kernel_regs, code in built:
+        bm, bn, bk, wm, wn, minb = shape
+        if code != 0:
+            print(f"{step} {name}: does not build")
+            continue
+        for stages in ([int(x) for x in a.stages.split()] if declared[step].get("stages") else [None]):
+            config = name + (f"_s{stages}" if stages else "")
+            fields = {"program": step, "config": config + "+swizzle", "threads": 32 * (bm // wm) * (bn // wn),
+                      "registers": kernel_regs.get(stages, kernel_regs.get(None, "?")), "device": device}
+            runs += [Run([exe, "-n", n, "--reps", a.reps, "--csv"] + (["--config", f"{bm}x{bn}x{bk}/{stages}"]
+                                                                       if stages else []),
+                         f"{step} {config} n={n}", fields=fields, fail_ok=True) for n in a.sizes]
+    got = measure(runs, Log(), ladder.now_stamp())
+    print(ladder.record(results_path(a.results, device, "-warptile-sweep"), got["rows"], WARPTILE_COLUMNS,
+                        WARPTILE_KEY))
+    return 0
+
+
+# ---- sweep: what a step declares ----
+
+def step_sweeps(steps=None, name=None, part=None):
+    """[(step, sweep name, entry)]: the sweeps the steps declare (experiments.json's "sweeps"),
+    of the given steps (default: all), name and reproduce part (an entry's "part", default
+    "sweeps")."""
+    return [(step, n, e) for step, declared in ladder.experiments("sweeps") for n, e in declared.items()
+            if (not steps or step in steps) and (name is None or n == name)
+            and (part is None or e.get("part", "sweeps") == part)]
+
+
+def variant_builds(step, values=None):
+    """[(value, binary)]: the step's build variants (its experiments.json's "variants"), as the
+    Makefile builds them (obj/variants/<folder>/<PARAMETER>/<value>/<program>); values: only those."""
+    entry = ladder.experiments().get(step, {}).get("variants")
+    if not entry:
+        return []
+    folder = ladder.step_folder(step)
+    return [(str(v), f"obj/variants/{folder}/{entry['parameter']}/{v}/{step}") for v in entry["values"]
+            if values is None or str(v) in values]
+
+
+def sweep_command(step, program):
+    """The command of a program a sweep names: a row of the ladder, or a development version."""
+    if program in ladder.PROGRAMS:
+        return ladder.program_command(program)
+    chains = ladder.versions()
+    if program in chains:
+        return [chains[program][0]]
+    raise SystemExit(f"{step}'s experiments.json: sweep names '{program}', which is neither a program built here "
+                     "nor a development version")
+
+
+def sweep_plan(step, name, entry, a):
+    """What one sweep does: {"builds": the binaries make builds first, "runs": its Runs, or
+    "table": the command of a program that prints its own table, "columns" and "key": its results
+    file's}."""
+    folder = ladder.step_folder(step)
+    if "program" in entry:  # a program of the step's own, printing its table
+        sizes = [n for n in (a.sizes or entry["sizes"]) if n % entry.get("multiple_of", 1) == 0]
+        exe = f"obj/{folder}/{entry['program']}"
+        cmd = [exe] + [arg.format(sizes=" ".join(map(str, sizes)), reps=a.reps) for arg in entry["args"]]
+        return {"builds": [exe], "table": cmd if sizes else None, "key": tuple(entry["key"])}
+    variants = ladder.experiments()[step]["variants"] if entry.get("variants") else None
+    column = [variants["column"]] if variants else []
+    builds = variant_builds(step, a.variants.split() if a.variants is not None else None) if variants else []
+    programs = [(p, sweep_command(step, p), {}) for p in entry.get("beside", [])]
+    programs.append((step, ladder.program_command(step), {}))
+    programs += [(step, [binary], {column[0]: value}) for value, binary in builds]
+    specs, seen = [], set()
+    for spec in entry["runs"]:
+        for n in a.sizes or spec["sizes"]:
+            for dist in spec["dists"]:
+                if (n, dist) not in seen:  # sizes given on the command line serve every spec once
+                    seen.add((n, dist))
+                    specs.append((n, dist, [arg.format(reps=a.reps) for arg in spec["args"]],
+                                  spec.get("variants", True) or a.sizes))
+    # Size by size, every program in turn: the ratios at a size come from the same minutes. A
+    # spec with "variants": false runs the step as built and the programs beside it alone.
+    runs = [Run(cmd + ["-n", n, "--dist", dist, "--csv"] + args,
+                prog + "".join(f" {k}={v}" for k, v in fields.items()) + f" n={n} {dist}",
+                fields=dict(dict.fromkeys(column, ""), **fields), name=prog, fail_ok=True)
+            for n, dist, args, with_variants in specs for prog, cmd, fields in programs if with_variants or not fields]
+    versions = [cmd[0] for p, cmd, _ in programs if p not in ladder.PROGRAMS]  # make versions builds them
+    return {"builds": versions + [b for _, b in builds], "runs": runs, "columns": ladder.RESULT_COLUMNS + column,
+            "key": ladder.KEY + tuple(column)}
+
+
+def sweep(argv):
+    ap = options("sweep")
+    ap.add_argument("--step", help="the step whose sweeps run (NN, stepNN; default: every step that declares one)")
+    ap.add_argument("--name", help="only this sweep of the step's")
+    ap.add_argument("--part", help="only the sweeps of this make reproduce part (an entry's \"part\", default "
+                    "\"sweeps\")")
+    ap.add_argument("--variants", help="only these values of the step's build variants (\"\": none, the "
+                    "programs beside it alone)")
+    ap.add_argument("--plan", action="store_true", help="print what it would build and run, and stop (no GPU needed)")
+    a = ap.parse_args(argv)
+    ladder.discover()
+    steps = None
+    if a.step:
+        steps = ["step" + a.step if a.step.isdigit() else a.step]
+        if steps[0] not in ladder.STEPS:
+            ap.error(f"no step '{a.step}' here (steps: {' '.join(ladder.STEPS)})")
+    todo = [(step, name, entry, sweep_plan(step, name, entry, a)) for step, name, entry in
+            step_sweeps(steps, a.name, a.part)]
+    if not todo:
+        print(f"sweep: nothing declared{' by ' + steps[0] if steps else ''}{' named ' + a.name if a.name else ''}"
+              f"{' for part ' + a.part if a.part else ''} (a step's experiments.json, \"sweeps\")")
+        return 0
+    if a.plan:
+        for step, name, entry, plan in todo:
+            print(f"{step}'s sweep {name}: into results/<device>-{name}.csv, by {', '.join(plan['key'])}")
+            print("".join(f"  make {b}\n" for b in plan["builds"]), end="")
+            cmds = [run.cmd for run in plan["runs"]] if "runs" in plan else [plan["table"]] if plan["table"] else []
+            print("".join(f"  $ {' '.join(cmd)}\n" for cmd in cmds), end="")
+        return 0
+    code, out = build(sorted({b for *_, plan in todo for b in plan["builds"]}))
+    if code != 0:
+        print(out + "sweep: the builds failed", file=sys.stderr)
+        return 1
+    device = ladder.require_gpu("sweep")
+    if device is None:
+        return ladder.EXIT_NO_GPU
+    stamp, failed = ladder.now_stamp(), []
+    for step, name, entry, plan in todo:
+        path = results_path(a.results, device, f"-{name}")
+        log = Log(path[:-4] + ".txt", log_header(device, stamp, "sweep", argv) + f"# {step}'s {name}: {entry['why']}\n")
+        if "runs" in plan:
+            got = measure(plan["runs"], log, stamp)
+            failed += got["failed"]
+            log.say(ladder.record(path, got["rows"], plan["columns"], plan["key"]))
+        elif plan["table"] is None:
+            log.say(f"{step}'s {name}: no size it can run (multiples of {entry.get('multiple_of', 1)})")
+        else:  # its rows as the program prints them
+            log.say("$ " + " ".join(plan["table"]))
+            rows, code, err = run_table(plan["table"])
+            why = ladder.skip_reason(code, err)
+            if why or code != 0 or not rows:
+                log.say(f"{step}'s {name}: " + (f"skipped: {why}" if why else f"exit {code}: {err}"))
+                failed += [] if why else [" ".join(plan["table"])]
+                continue
+            for r in rows:
+                log.say("  " + "  ".join(f"{k}={v}" for k, v in r.items() if k not in ("date", "command")))
+            log.say(ladder.record(path, rows, list(rows[0]), plan["key"]))
+        log.close()
+    if failed:
+        print("FAILED to run: " + "; ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+KINDS = {"compare": compare, "configs": configs, "versions": versions, "tile-sweep": tile_sweep,
+         "warptile-sweep": warptile_sweep, "sweep": sweep}
+# Each kind's line of the list above, for its --help.
+DESCRIPTIONS = {m.group(1): " ".join(m.group(2).split())
+                for m in re.finditer(r"^  ([a-z-]+) +(.*(?:\n {18}.*)*)", __doc__, re.M)}
+
+
+def main(argv):
+    if argv[:1] in (["--help"], ["-h"]):
+        print(__doc__.strip())
+        return 0
+    if not argv or argv[0] not in KINDS:
+        print(f"usage: scripts/experiment.py {'|'.join(KINDS)} [options] (--help)", file=sys.stderr)
+        return ladder.EXIT_USAGE
+    return KINDS[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,47 @@
+"""The multi-GPU chapter's table (make multigpu-sweep: scripts/multigpu_sweep.py).
+"""
+import glob
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ladder  # noqa: E402
+from tables_shared import f, table  # noqa: E402
+
+
+def multigpu_table(results_dir):
+    """The multi-GPU chapter: each algorithm per size and GPU count at the default panel width,
+    with its communication and its local products timed alone and its parallel efficiency
+    against one GPU's SGEMM of the same run (scripts/multigpu_sweep.py's); then the one-GPU run
+    beside cuBLASMp."""
+    import multigpu_sweep
+    parts = []
+    what = {"multigpu": "one host, 1 and 2 GPUs", "multigpu-cublasmp": "one GPU (a 1 x 1 grid), beside cuBLASMp"}
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-multigpu*.csv")), key=len):
+        rows = [r for r in ladder.read_results(path) if r["dist"] == "uniform" and r["local"] == "sgemm"]
+        run = re.search(r"-(multigpu[a-z-]*)\.csv$", path).group(1)
+        if not rows:
+            continue
+        panel = max(int(r["panel"]) for r in rows)
+        rows = sorted([r for r in rows if int(r["panel"]) == panel],
+                      key=lambda r: (int(r["n"]) if r["gpus"] == "1" or any(
+                          o["gpus"] == "1" and o["n"] == r["n"] for o in rows) else 10 ** 9 + int(r["n"]),
+                          int(r["gpus"]), ["rows", "summa", "cublasmp"].index(r["algo"])))
+        body = []
+        for r in rows:
+            eff = multigpu_sweep.efficiency(r, rows)
+            ms = lambda c: "" if r[c] in ("nan", "") else f(r[c], 1)  # noqa: E731
+            body.append([r["algo"], r["n"], r["gpus"], r["grid"], f(r["ms"], 1), f(r["tflops"], 1), ms("comm_ms"),
+                         ms("gemm_ms"), "" if eff is None else f(100 * eff, 1) + "%", f"{float(r['max_comp_err']):.2e}",
+                         r["status"]])
+        dates = ", ".join(sorted({r["date"][:10] for r in rows}))
+        parts.append(f"**{rows[0]['device']}, {what.get(run, run)}** (`results/{os.path.basename(path)}`, measured {dates}; median of "
+                     f"{rows[0]['reps']}; panel {panel}; uniform inputs)\n\n"
+                     + table(["algorithm", "n", "GPUs", "grid", "ms", "TFLOPS", "communication alone, ms",
+                              "local products alone, ms", "efficiency", "componentwise error", "result"], body, 1))
+    return "\n\n".join(parts)
+
+
+def tables(results_dir):
+    return {"multigpu": multigpu_table(results_dir)}

@@ -1,0 +1,136 @@
+#!/usr/bin/env perl
+# Ozaki scheme II's arithmetic (the step's ozaki.h), modelled exactly on the CPU by ozaki_model.c
+# beside this file: the remainder theorem gives the integer product back for every number of
+# moduli, the one rounding to FP32 is to nearest, the plan keeps the product's bound below P / 2;
+# the GPU's forms of the residue and of the reconstruction equal the reference forms; then the
+# default numbers of moduli (read from the header: one for sums shorter than OZAKI_LONG_SUMS, one
+# from there) keep the componentwise error within the fp32 bound, or no worse than a plain FP32
+# loop, on six of the harness's seven input families at n = 1 ... 100 and 128 ... 192. The
+# control: the mixed family (80 binades in one row) must fail at those counts, so the check can
+# fail. Plain C, no GPU: CI runs it all. The step's folder, its program and its other programs
+# are this file's own (make builds the model into obj/test/<folder>/): a copy of the folder
+# tests itself.
+use strict;
+use warnings;
+use Test::More;
+require './tests/lib.pl';
+
+my ($folder, $step) = this_step();
+my $model = "obj/test/$folder/ozaki_model";
+unless (-x $model) {
+    fail("$model is built (make builds it as a test helper)");
+    done_testing();
+    exit;
+}
+open my $src, '<', "$folder/ozaki.h" or BAIL_OUT("$folder/ozaki.h: $!");
+my $header = join('', <$src>);
+my %define = $header =~ /^#define (OZAKI_DEFAULT_MODULI_SHORT|OZAKI_DEFAULT_MODULI_LONG|OZAKI_LONG_SUMS) (\d+)/mg;
+my ($default, $long, $long_from) = @define{qw(OZAKI_DEFAULT_MODULI_SHORT OZAKI_DEFAULT_MODULI_LONG OZAKI_LONG_SUMS)};
+ok(defined $default && defined $long && defined $long_from,
+   "$folder/ozaki.h defines the default counts: " . join(', ', map { "$_ = " . ($define{$_} // 'missing') } sort keys %define))
+    or BAIL_OUT('no default to check');
+
+# TAP lines of the model, passed on.
+sub pass_on {
+    my ($what, $code, $out, $err, $want_fail) = @_;
+    my ($lines, $failed) = (0, 0);
+    for my $line (split /\n/, $out) {
+        if ($line =~ /^(not )?ok \d+ - (.*)$/) {
+            $lines++;
+            $failed++ if defined $1;
+            ok(!defined $1, "$what: $2") unless $want_fail && $2 =~ /$want_fail/;
+        } elsif ($line =~ /^#\s?(.*)$/) {
+            note($1);
+        }
+    }
+    return ($lines, $failed);
+}
+
+my $sizes = '1 2 3 5 9 17 33 100';
+my ($code, $out, $err) = run($model, '--moduli', $default - 1 . " $default", '--sizes', $sizes, '--trials', 4,
+                             '--expect', "$default uniform wide subnormal tiny rowscale huge");
+my ($lines) = pass_on("$default moduli", $code, $out, $err);
+ok($lines >= 24 && $code == 0, "the model: exit $code, $lines checks") or diag($err);
+
+# From OZAKI_LONG_SUMS products on, the long sums' count (and one fewer, for the table).
+my @long_sizes = ($long_from, $long_from + $long_from / 2);
+($code, $out, $err) = run($model, '--moduli', $long - 1 . " $long", '--sizes', "@long_sizes", '--trials', 2,
+                          '--expect', "$long uniform wide subnormal tiny rowscale huge");
+($lines) = pass_on("$long moduli", $code, $out, $err);
+ok($lines >= 24 && $code == 0, "the model at n = @long_sizes: exit $code, $lines checks") or diag($err);
+
+# The control: the mixed family is beyond the default counts.
+($code, $out, $err) = run($model, '--moduli', $default, '--sizes', '2 3 5', '--trials', 2, '--expect', "$default mixed");
+like($out, qr/^not ok \d+ - mixed inputs, $default moduli/m, "the control: mixed inputs fail at $default moduli")
+    or diag($out . $err);
+is($code, 1, 'the control: the model exits 1 when a check fails');
+($code, $out, $err) = run($model, '--moduli', $long, '--sizes', $long_from, '--trials', 1, '--expect', "$long mixed");
+like($out, qr/^not ok \d+ - mixed inputs, $long moduli/m, "the control: mixed inputs fail at $long moduli, n = $long_from")
+    or diag($out . $err);
+
+# The cases a GPU step is matched against, bit for bit: A, B and the model's C per family and n.
+my $cases = "obj/ozaki_cases_$$";
+system('rm', '-rf', $cases);
+($code, $out, $err) = run($model, '--moduli', $default, '--sizes', '1 7', '--trials', 1, '--save-cases', $cases);
+my @missing;
+for my $family (qw(uniform wide subnormal tiny rowscale mixed huge)) {
+    for my $n (1, 7) {
+        push @missing, grep { !-s } map { "$cases/${family}_n$n/$_" } qw(a.npy b.npy c_model.npy);
+    }
+}
+ok($code == 0 && !@missing, '--save-cases writes A, B and the model\'s C for every family and n') or diag("@missing $err");
+system('rm', '-rf', $cases);
+
+# On a GPU: the step computes what the model computes. Its C equals the model's bit for bit on
+# every family (mixed too: the same arithmetic, outside the bound), at n = 1 ... 257; the step
+# and the cases take the default count for n (n = 257: the long sums' count).
+$step = "$folder/$step";
+SKIP: {
+    my ($has_gpu, $info) = gpu_available();
+    skip("no GPU: $info", 1) unless $has_gpu;
+    my ($runs, $why) = runs_here($step);
+    skip("$step: $why", 1) unless $runs;
+    my @sizes = (1, 2, 3, 7, 17, 33, 100, 257);
+    ($code, $out, $err) = run($model, '--moduli', $default, '--sizes', "@sizes", '--trials', 1, '--save-cases', $cases);
+    is($code, 0, "the model writes its cases for the GPU") or diag($err);
+    for my $family (qw(uniform wide subnormal tiny rowscale mixed huge)) {
+        my @differ;
+        for my $n (@sizes) {
+            my $case = "$cases/${family}_n$n";
+            system('rm', '-rf', "$case/gpu");
+            my ($c, undef, $e) = run($step, '--load', $case, '--save', "$case/gpu", '--reps', 1, '--check', 'full', '--csv');
+            my $same = -s "$case/gpu/c.npy" && !system('cmp', '-s', "$case/c_model.npy", "$case/gpu/c.npy");
+            push @differ, "n=$n (exit $c" . ($e ? ": $e" : '') . ")" unless $same && ($c == 0 || $c == 1);
+        }
+        ok(!@differ, "$step on $family inputs: C equals the model's bit for bit at n = @sizes") or diag("differ: @differ");
+    }
+    system('rm', '-rf', $cases);
+}
+
+# cuBLAS's INT8 GEMM, the products' ceiling (int8_gemm.cu here, built into obj/<folder>/): usage,
+# and on a GPU exact sums.
+my $int8 = "obj/$folder/int8_gemm";
+($code, $out, $err) = run($int8, '--help');
+ok($code == 0 && $out =~ /^usage: \Q$int8\E /, "$int8 --help: exit 0 and its usage");
+for my $bad (['--sizes', '7'], ['--sizes', '0'], ['--sizes', 'abc'], ['--reps', '0'], ['--bogus']) {
+    ($code, $out, $err) = run($int8, @$bad);
+    ok($code == 2 && $err =~ /\Aint8_gemm: [^\n]+\n\z/, "$int8 @$bad: exit 2 and one line") or diag("exit $code: $err");
+}
+SKIP: {
+    my ($has_gpu, $info) = gpu_available();
+    skip("no GPU: $info", 1) unless $has_gpu;
+    ($code, $out, $err) = run($int8, '--sizes', '4 100 1000', '--reps', 2);
+    ok($code == 0 && (() = $out =~ /: exact$/mg) == 3, "$int8 at n = 4, 100, 1000: every checked sum exact")
+        or diag("exit $code: $out$err");
+}
+
+# Bad usage: one line, exit 2.
+for my $bad (['--sizes', '0'], ['--sizes', '5000'], ['--sizes', '7x'], ['--moduli', '15'], ['--trials', 'abc']) {
+    ($code, $out, $err) = run($model, @$bad);
+    ok($code == 2 && $err =~ /\Aozaki_model: [^\n]+\n\z/, "@$bad: exit 2 and one line") or diag("exit $code: $err");
+}
+($code, $out, $err) = run($model, '--expect', '10 no-such-family');
+is($code, 2, 'an unknown family: exit 2');
+like($err, qr/^ozaki_model: --expect: no input family no-such-family\n\z/, '... with one line saying so');
+
+done_testing();
