@@ -183,9 +183,11 @@ sub is_number { defined $_[0] && $_[0] =~ /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i }
 # The Python that draws (charts, pictures): python3 if it imports matplotlib, else the .venv that
 # make plots-env makes; python3 where neither has it (the tests then skip, saying why).
 sub plot_python {
-    require Cwd;
+    require File::Spec;
+    # rel2abs, not abs_path: a virtual environment's python must keep its path through the
+    # link (resolved, it is the system's python, without the environment's packages).
     return system('python3 -c "import matplotlib" 2>/dev/null') == 0 ? 'python3'
-         : -x '.venv/bin/python' ? Cwd::abs_path('.venv/bin/python') : 'python3';
+         : -x '.venv/bin/python' ? File::Spec->rel2abs('.venv/bin/python') : 'python3';
 }
 
 # A step's own test (stepNN_name/tests/*.t) tests its own folder, whatever its number: (the folder,
