@@ -9,7 +9,7 @@
  * - the shared-memory layout: A is no longer transposed (an mma fragment reads rows of A
  *   along k), and both tiles are stored with 16-byte chunks XOR-swizzled so that the
  *   fragment reads hit 32 different banks (see SWZ_A and SWZ_B). */
-/* Development version 1 of step 11 (make versions builds it, scripts/versions.py measures
+/* Development version 1 of step 11 (make versions builds it, make reproduce ONLY=versions measures
  * it): the step as first written. Fragments read with scalar loads, rounded by cvt.rna; the
  * copies and the main loop as step 10 wrote them. Next: step11_v2_ldmatrix.cu. */
 #include "step.h"

@@ -9,7 +9,7 @@
  * - the shared-memory layout: A is no longer transposed (an mma fragment reads rows of A
  *   along k), and both tiles are stored with 16-byte chunks XOR-swizzled so that the
  *   fragment reads hit 32 different banks (see SWZ_A and SWZ_B). */
-/* Development version 2 of step 11 (make versions builds it, scripts/versions.py measures
+/* Development version 2 of step 11 (make versions builds it, make reproduce ONLY=versions measures
  * it): version 1 with ldmatrix for A's fragments and the rounding to TF32 done by integer
  * add and mask. Next: the step itself, step11_tf32/step11.cu. */
 #include "step.h"

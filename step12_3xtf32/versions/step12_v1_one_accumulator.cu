@@ -27,7 +27,7 @@
  * its largest value near 1 (exact: only the exponent changes), and C is scaled back at the
  * end, once, by ldexpf. Matrices whose nonzero values all lie in [2^-50, 2^50) take the
  * fast path, unscaled. */
-/* Development version 1 of step 12 (make versions builds it, scripts/versions.py measures
+/* Development version 1 of step 12 (make versions builds it, make reproduce ONLY=versions measures
  * it): the step WITHOUT the staged accumulation above, its three mma per k-step added
  * straight into the running sums. It claims the fp32 class, as the step does, and is judged
  * by its bound: at n = 4096 and 8192 the bias makes it FAIL (exit 1), as it should. Its big

@@ -27,7 +27,7 @@
  * its largest value near 1 (exact: only the exponent changes), and C is scaled back at the
  * end, once, by ldexpf. Matrices whose nonzero values all lie in [2^-50, 2^50) take the
  * fast path, unscaled. */
-/* Development version 2 of step 12 (make versions builds it, scripts/versions.py measures
+/* Development version 2 of step 12 (make versions builds it, make reproduce ONLY=versions measures
  * it): the step with staged accumulation, its big still masked after rounding
  * (to_tf32(x) & 0xffffe000) on every GPU. On sm_90, cvt.rn.tf32 already leaves those 13 bits
  * zero, so the step drops the mask there (common/device/tf32_mma.h's to_tf32_exact): one logic
