@@ -381,10 +381,11 @@ endif
 # searches, every configuration and version at every size): TEST_DEPTH=deep tells the tests.
 PROVE_FLAGS ?=
 TEST_FILES = tests/ $(wildcard $(addsuffix /tests,$(STEP_DIRS)))
-test: all obj/harness_test $(TEST_HELPERS)
-	prove $(PROVE_FLAGS) $(TEST_FILES)
-test-deep: all obj/harness_test $(TEST_HELPERS)
-	TEST_DEPTH=deep prove $(PROVE_FLAGS) $(TEST_FILES)
+# The programs and test helpers build one job per CPU unless make was given its own -j.
+TEST_BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
+test test-deep:
+	$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) all obj/harness_test $(TEST_HELPERS)
+	$(if $(filter test-deep,$@),TEST_DEPTH=deep )prove $(PROVE_FLAGS) $(TEST_FILES)
 .PHONY: test-deep
 
 # compare, the sweeps, reproduce, plots, profile, sanitize, regs: measure.mk.

@@ -17,6 +17,7 @@ use strict;
 use warnings;
 use Test::More;
 require './tests/lib.pl';
+prefetch_runs(); # this file's runs made side by side first (tests/lib.pl)
 our (@PROGRAMS, %EXIT);
 
 my ($has_gpu, $info) = gpu_available();

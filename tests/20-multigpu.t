@@ -7,6 +7,7 @@ use strict;
 use warnings;
 use Test::More;
 require './tests/lib.pl';
+prefetch_runs(); # this file's runs made side by side first (tests/lib.pl)
 our %EXIT;
 
 # The cuts every algorithm relies on, checked exhaustively on the CPU (no NCCL or GPU needed).

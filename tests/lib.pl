@@ -56,29 +56,124 @@ our %EXIT = (pass => 0, inaccurate => 1, usage => 2, no_gpu => 3, no_feature => 
              no_kernel_image => 6, cuda_error => 7);
 
 # run(@argv) -> (exit code, stdout, stderr); the command never reads stdin. A program
-# that cannot be started (not built) gives 127.
+# that cannot be started (not built) gives 127. A run that prefetch_runs() already made
+# answers from what it recorded.
+my %prefetched; # run_key(@argv) -> [code, out, err]
+my @ENV_SEEN = qw(MATMUL_SMEM_LIMIT CUDA_VISIBLE_DEVICES); # the variables a run's result depends on
+sub run_key { join("\0", (map { defined $ENV{$_} ? "$_=$ENV{$_}" : '' } @ENV_SEEN), @_) }
 sub run {
     my @cmd = @_;
     if ($DRY_RUN && !grep { $_ eq '--describe' } @cmd) {
         $dry_runs++;
-        print "# run: ", (map { defined $ENV{$_} ? "$_='$ENV{$_}' " : () } qw(MATMUL_SMEM_LIMIT CUDA_VISIBLE_DEVICES)), "@cmd\n";
+        print "# run: ", (map { defined $ENV{$_} ? "$_='$ENV{$_}' " : () } @ENV_SEEN), "@cmd\n";
+        if ($ENV{TEST_DRY_RUN_LIST} && open my $list, '>>', $ENV{TEST_DRY_RUN_LIST}) {
+            print $list join("\t", (map { defined $ENV{$_} ? "$_=$ENV{$_}" : '' } @ENV_SEEN), @cmd), "\n";
+        }
         return (0, '', '');
     }
-    my ($ofh, $ofile) = tempfile(UNLINK => 1);
-    my ($efh, $efile) = tempfile(UNLINK => 1);
-    my $pid = fork() // die "fork: $!";
-    if ($pid == 0) {
-        open STDIN, '<', '/dev/null';
-        open STDOUT, '>', $ofile;
-        open STDERR, '>', $efile;
-        exec @cmd or do { print STDERR "cannot run $cmd[0]: $!\n"; exit 127 };
+    if (my $done = delete $prefetched{run_key(@cmd)}) {
+        return @$done;
     }
-    waitpid($pid, 0);
-    my $code = $? & 127 ? 128 + ($? & 127) : $? >> 8;
-    local $/;
-    open my $o, '<', $ofile; my $out = <$o> // '';
-    open my $e, '<', $efile; my $err = <$e> // '';
-    return ($code, $out, $err);
+    return @{ (run_many(1, \@cmd))[0] };
+}
+
+# run_many($jobs, \@argv, ...) -> ([code, out, err], ...) in the order given: the commands
+# run $jobs at a time (a test file's runs are mostly tiny and the GPU is mostly idle: what
+# they wait on is each process's CUDA start-up). Each command keeps the environment it
+# names first, as NAME=value words (see run_key).
+sub run_many {
+    my ($jobs, @cmds) = @_;
+    return map { [run(@$_)] } @cmds if $DRY_RUN && !grep { $_ eq '--describe' } map { @$_ } @cmds;
+    my (@results, %running);
+    my $next = 0;
+    while ($next < @cmds || %running) {
+        while ($next < @cmds && keys %running < $jobs) {
+            my @cmd = @{ $cmds[$next] };
+            my %env;
+            $env{$1} = $2 while @cmd && $cmd[0] =~ /^(\w+)=(.*)$/s && shift @cmd;
+            my ($ofh, $ofile) = tempfile(UNLINK => 1);
+            my ($efh, $efile) = tempfile(UNLINK => 1);
+            my $pid = fork() // die "fork: $!";
+            if ($pid == 0) {
+                @ENV{keys %env} = values %env;
+                open STDIN, '<', '/dev/null';
+                open STDOUT, '>', $ofile;
+                open STDERR, '>', $efile;
+                exec @cmd or do { print STDERR "cannot run $cmd[0]: $!\n"; exit 127 };
+            }
+            $running{$pid} = [$next++, $ofile, $efile, time_hires(), \@cmd];
+        }
+        my $pid = waitpid(-1, 0);
+        my $job = delete $running{$pid} or next;
+        my ($i, $ofile, $efile, $started, $cmd) = @$job;
+        my $code = $? & 127 ? 128 + ($? & 127) : $? >> 8;
+        log_run_time($started, @$cmd) if $ENV{TEST_RUN_LOG};
+        local $/;
+        open my $o, '<', $ofile; my $out = <$o> // '';
+        open my $e, '<', $efile; my $err = <$e> // '';
+        unlink $ofile, $efile;
+        $results[$i] = [$code, $out, $err];
+    }
+    return @results;
+}
+
+# How many runs a test file makes at once: TEST_JOBS, or half the CPUs, at most 8.
+sub test_jobs {
+    return $ENV{TEST_JOBS} if defined $ENV{TEST_JOBS} && $ENV{TEST_JOBS} =~ /^[1-9]\d*$/;
+    my $half = int((`nproc` || 2) / 2);
+    return $half < 1 ? 1 : $half > 8 ? 8 : $half;
+}
+
+# prefetch_runs(): a test file that calls it first lists the runs it will make (itself, as a
+# dry run), then makes them side by side, before any test; run() then answers from them. Only
+# runs whose result is their own: none that saves or loads files, none larger than n = 8192
+# (a device-memory refusal sized for the stand-in GPU could fit a larger one). Runs that
+# depend on an earlier run's output, or are not listed, run when asked. TEST_JOBS=1 runs one
+# at a time; the default is test_jobs().
+sub prefetch_runs {
+    return if $DRY_RUN;
+    my $jobs = test_jobs();
+    return if $jobs <= 1;
+    my ($has_gpu) = gpu_available();
+    return unless $has_gpu;
+    my ($lfh, $list) = tempfile(UNLINK => 1);
+    local $ENV{TEST_DRY_RUN} = 1;
+    local $ENV{TEST_DRY_RUN_LIST} = $list;
+    system("$^X $0 > /dev/null 2>&1");
+    my (%seen, @cmds);
+    open my $l, '<', $list or return;
+    while (my $line = <$l>) {
+        chomp $line;
+        my @words = split /\t/, $line, -1;
+        my @env = splice(@words, 0, scalar @ENV_SEEN);
+        next if grep { /^--(save|load)$/ } @words;
+        my %opt; for my $i (0 .. $#words - 1) { $opt{$words[$i]} = $words[$i + 1] if $words[$i] =~ /^-/ }
+        next if defined $opt{'-n'} && !($opt{'-n'} =~ /^\d+$/ && $opt{'-n'} <= 8192);
+        my $key = join("\0", @env, @words);
+        next if $seen{$key}++;
+        push @cmds, [(grep { $_ ne '' } @env), @words];
+    }
+    # The CPUs shared among the runs, not each run's reference check spinning on all of them.
+    my $threads = $ENV{OMP_NUM_THREADS} // do { my $t = int((`nproc` || 2) / $jobs); $t < 1 ? 1 : $t };
+    my @results = run_many($jobs, map { ["OMP_NUM_THREADS=$threads", @$_] } @cmds);
+    for my $i (0 .. $#cmds) {
+        my @words = @{ $cmds[$i] };
+        my %env; $env{$1} = $2 while @words && $words[0] =~ /^(\w+)=(.*)$/s && shift @words;
+        my $key = join("\0", (map { defined $env{$_} ? "$_=$env{$_}" : '' } @ENV_SEEN), @words);
+        $prefetched{$key} = $results[$i];
+    }
+}
+
+# TEST_RUN_LOG=FILE: each run's wall seconds, test file and command, one line each, appended
+# (several test files at once write whole lines), to find where a test run's time goes.
+sub time_hires { require Time::HiRes; Time::HiRes::time() }
+sub log_run_time {
+    my ($started, @cmd) = @_;
+    require Fcntl;
+    open my $log, '>>', $ENV{TEST_RUN_LOG} or return;
+    flock($log, Fcntl::LOCK_EX());
+    printf $log "%.3f\t%s\t%s\n", time_hires() - $started, $0, join(' ', @cmd);
+    close $log;
 }
 
 # The GPU, or why not: (1, "name,...") or (0, "the one-line reason") when there is none

@@ -10,7 +10,7 @@
 #   - with step 14's rule, no input found beyond the bound, at any n;
 #   - the control: without the fourth product, the search does find inputs beyond it (so the
 #     search can fail);
-# On a GPU: every FP32-class tensor-core step runs the worst input found at each n, and must
+# On a GPU: every FP32-class tensor-core step runs the worst input found at each n (make test-deep; make test at a few n), and must
 # pass its bound (every configuration of step 14, the default of the others); step 14's C
 # must equal the model's bit for bit, which checks the model against the hardware on exactly
 # the inputs it judged; so must step 15's (step 14's arithmetic with the split inside the
@@ -67,7 +67,13 @@ my $STAGE_MAX_N = 96;
 pass_on('step 15, shifts per stage', run($search, '--per-stage', '--stage-scales', '--fourth-up-to', $fourth_up_to,
                                          '--max-n', $STAGE_MAX_N, '--trials', 8, '--save-worst', "$dir/stages"));
 
+# The GPU replays the worst input at every n (make test-deep), or at a few (make test): the
+# smallest sums, where a single product can cross the bound, and both ends of the search.
+my @replay_n = sizes(quick => [1, 2, 3, 5, 17, $MAX_N], deep => [1 .. $MAX_N]);
+my @stage_replay_n = sizes(quick => [1, 2, 33, 65, $STAGE_MAX_N], deep => [1 .. $STAGE_MAX_N]);
 my ($has_gpu, $info) = gpu_available();
+quick_skips("the GPU replays the worst short sums at n = @replay_n and, scaled per stage, at n = @stage_replay_n, "
+            . "not at every n = 1 ... $MAX_N and 1 ... $STAGE_MAX_N") if $has_gpu;
 SKIP: {
     skip("no GPU: $info", 1) unless $has_gpu;
     my @steps;
@@ -82,43 +88,44 @@ SKIP: {
         my @configs = $d->{binary} =~ m{/step1[45]$} ? @{ $d->{configs} } : ();
         push @runs, @configs ? (map { [row_command($d), '--config', $_] } @configs) : [row_command($d)];
     }
+    # Every replay at once (test_jobs() side by side), each saving its C in a folder of its own.
+    my @replays;
     for my $cmd (@runs) {
-        my (@failed, @differ);
-        for my $n (1 .. $MAX_N) {
-            system('rm', '-rf', "$dir/out");
-            my ($code, $out, $err) = run(@$cmd, '--load', "$dir/n$n", '--save', "$dir/out", '--reps', 1, '--csv-header');
-            my %r = csv_row($out);
-            push @failed, "n=$n: exit $code, " . ($r{max_comp_err} // $err =~ s/\s+$//r) . " > " . ($r{tolerance} // '?')
-                unless $code == 0 && ($r{status} // '') eq 'pass';
-            next unless $cmd->[0] =~ m{/step1[45]$};
-            my @want = load_npy("$dir/n$n/c_model.npy");
-            my @got = load_npy("$dir/out/c.npy");
-            push @differ, $n unless @got == @want && !grep { $got[$_] != $want[$_] } 0 .. $#want;
-        }
-        ok(!@failed, join(' ', @$cmd) . ": the worst short sums found, n = 1 ... $MAX_N, within its bound")
-            or diag(join("\n", @failed));
-        ok(!@differ, join(' ', @$cmd) . ": C equals the model's, bit for bit, at n = 1 ... $MAX_N")
-            or diag("differs at n = @differ") if $cmd->[0] =~ m{/step1[45]$};
+        push @replays, map { [$cmd, $_, "$dir/n$_", 'model'] } @replay_n;
     }
-    # Step 15 on the worst inputs scaled per stage: within its bound, and its C the per-stage
-    # model's bit for bit, in every configuration.
+    # Step 15 on the worst inputs scaled per stage too, in every configuration.
     for my $cmd (grep { $_->[0] =~ m{/step15$} } @runs) {
-        my (@failed, @differ);
-        for my $n (1 .. $STAGE_MAX_N) {
-            system('rm', '-rf', "$dir/out");
-            my ($code, $out, $err) = run(@$cmd, '--load', "$dir/stages/n$n", '--save', "$dir/out", '--reps', 1,
-                                         '--csv-header');
-            my %r = csv_row($out);
-            push @failed, "n=$n: exit $code, " . ($r{max_comp_err} // $err =~ s/\s+$//r)
-                unless $code == 0 && ($r{status} // '') eq 'pass';
-            my @want = load_npy("$dir/stages/n$n/c_model.npy");
-            my @got = load_npy("$dir/out/c.npy");
-            push @differ, $n unless @got == @want && !grep { $got[$_] != $want[$_] } 0 .. $#want;
-        }
-        ok(!@failed, join(' ', @$cmd) . ": values scaled per stage, n = 1 ... $STAGE_MAX_N, within its bound")
-            or diag(join("\n", @failed));
-        ok(!@differ, join(' ', @$cmd) . ": C equals the per-stage model's, bit for bit, at n = 1 ... $STAGE_MAX_N")
-            or diag("differs at n = @differ");
+        push @replays, map { [$cmd, $_, "$dir/stages/n$_", 'per-stage model'] } @stage_replay_n;
+    }
+    system('mkdir', '-p', "$dir/out");
+    my @results = run_many(test_jobs(), map {
+        my ($cmd, $n, $input) = @{ $replays[$_] };
+        [@$cmd, '--load', $input, '--save', "$dir/out/$_", '--reps', 1, '--csv-header']
+    } 0 .. $#replays);
+    my (%failed, %differ, @order);
+    for my $i (0 .. $#replays) {
+        my ($cmd, $n, $input, $model) = @{ $replays[$i] };
+        my ($code, $out, $err) = @{ $results[$i] };
+        my $what = join("\t", join(' ', @$cmd), $model);
+        push @order, $what unless exists $failed{$what};
+        $failed{$what} //= [];
+        $differ{$what} //= [];
+        my %r = csv_row($out);
+        push @{ $failed{$what} }, "n=$n: exit $code, " . ($r{max_comp_err} // $err =~ s/\s+$//r) . " > " . ($r{tolerance} // '?')
+            unless $code == 0 && ($r{status} // '') eq 'pass';
+        next unless $cmd->[0] =~ m{/step1[45]$};
+        my @want = load_npy("$input/c_model.npy");
+        my @got = load_npy("$dir/out/$i/c.npy");
+        push @{ $differ{$what} }, $n unless @got == @want && !grep { $got[$_] != $want[$_] } 0 .. $#want;
+    }
+    for my $what (@order) {
+        my ($command, $model) = split /\t/, $what;
+        my $sizes = $model eq 'model' ? "n = @replay_n" : "n = @stage_replay_n";
+        my $inputs = $model eq 'model' ? 'the worst short sums found' : 'values scaled per stage';
+        ok(!@{ $failed{$what} }, "$command: $inputs, $sizes, within its bound")
+            or diag(join("\n", @{ $failed{$what} }));
+        ok(!@{ $differ{$what} }, "$command: C equals the ${model}'s, bit for bit, at $sizes")
+            or diag("differs at n = @{ $differ{$what} }") if $command =~ m{^\S*/step1[45]\b};
     }
 }
 system('rm', '-rf', $dir);

@@ -30,24 +30,32 @@ ok(@c15 && "@c15" eq "@c14", "step 15 has step 14's configurations (@c15)");
 my $dir = "obj/fused_split_$$";
 system('rm', '-rf', $dir);
 system('mkdir', '-p', $dir);
-my %why; # what went wrong in a run, for the diagnostics
-sub c_of {
-    my ($cmd, $n, $dist, $out) = @_;
-    system('rm', '-rf', "$dir/$out");
-    my ($code, undef, $err) = run(@$cmd, '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'none', '--save', "$dir/$out");
-    $why{$out} = "exit $code: $err";
-    return $code == 0 ? [load_npy("$dir/$out/c.npy")] : undef;
-}
+# Every pair of runs side by side (test_jobs() at a time), each saving its C in a folder of its own.
+my @pairs;
 for my $cfg (@c15) {
     for my $n (1, 7, 33, 100, 257, 1000, 1025) {
-        for my $dist ('uniform', 'wide') {
-            my $want = c_of([$s14, '--config', $cfg], $n, $dist, 'a');
-            my $got = c_of([$s15, '--config', $cfg], $n, $dist, 'b');
-            my $same = $want && $got && @$want == @$got && @$want == $n * $n && !grep { $want->[$_] != $got->[$_] } 0 .. $#$want;
-            ok($same, "--config $cfg -n $n --dist $dist: step 15's C is step 14's, bit for bit")
-                or diag($want && $got ? 'they differ' : "step 14 $why{a}; step 15 $why{b}");
-        }
+        push @pairs, map { [$cfg, $n, $_] } 'uniform', 'wide';
     }
+}
+my @runs = map {
+    my ($cfg, $n, $dist) = @{ $pairs[$_] };
+    my @args = ('--config', $cfg, '-n', $n, '--dist', $dist, '--reps', 1, '--check', 'none');
+    ([$s14, @args, '--save', "$dir/$_-14"], [$s15, @args, '--save', "$dir/$_-15"])
+} 0 .. $#pairs;
+my @results = run_many(test_jobs(), @runs);
+# C of one run, or undef and why not.
+sub c_of {
+    my ($result, $out) = @_;
+    my ($code, undef, $err) = @$result;
+    return $code == 0 ? ([load_npy("$dir/$out/c.npy")], '') : (undef, "exit $code: $err");
+}
+for my $i (0 .. $#pairs) {
+    my ($cfg, $n, $dist) = @{ $pairs[$i] };
+    my ($want, $why14) = c_of($results[2 * $i], "$i-14");
+    my ($got, $why15) = c_of($results[2 * $i + 1], "$i-15");
+    my $same = $want && $got && @$want == @$got && @$want == $n * $n && !grep { $want->[$_] != $got->[$_] } 0 .. $#$want;
+    ok($same, "--config $cfg -n $n --dist $dist: step 15's C is step 14's, bit for bit")
+        or diag($want && $got ? 'they differ' : "step 14 $why14; step 15 $why15");
 }
 system('rm', '-rf', $dir);
 

@@ -14,6 +14,7 @@ use strict;
 use warnings;
 use Test::More;
 require './tests/lib.pl';
+prefetch_runs(); # this file's runs made side by side first (tests/lib.pl)
 
 my ($folder, $step) = this_step();
 my $model = "obj/test/$folder/ozaki_model";
@@ -93,16 +94,21 @@ SKIP: {
     my @sizes = (1, 2, 3, 7, 17, 33, 100, 257);
     ($code, $out, $err) = run($model, '--moduli', $default, '--sizes', "@sizes", '--trials', 1, '--save-cases', $cases);
     is($code, 0, "the model writes its cases for the GPU") or diag($err);
-    for my $family (qw(uniform wide subnormal tiny rowscale mixed huge)) {
-        my @differ;
-        for my $n (@sizes) {
-            my $case = "$cases/${family}_n$n";
-            system('rm', '-rf', "$case/gpu");
-            my ($c, undef, $e) = run($step, '--load', $case, '--save', "$case/gpu", '--reps', 1, '--check', 'full', '--csv');
-            my $same = -s "$case/gpu/c.npy" && !system('cmp', '-s', "$case/c_model.npy", "$case/gpu/c.npy");
-            push @differ, "n=$n (exit $c" . ($e ? ": $e" : '') . ")" unless $same && ($c == 0 || $c == 1);
-        }
-        ok(!@differ, "$step on $family inputs: C equals the model's bit for bit at n = @sizes") or diag("differ: @differ");
+    # Every case side by side (test_jobs() at a time), each saving its C beside its inputs.
+    my @families = qw(uniform wide subnormal tiny rowscale mixed huge);
+    my @cases = map { my $family = $_; map { [$family, $_, "$cases/${family}_n$_"] } @sizes } @families;
+    my @results = run_many(test_jobs(), map { [$step, '--load', $_->[2], '--save', "$_->[2]/gpu", '--reps', 1,
+                                               '--check', 'full', '--csv'] } @cases);
+    my %differ = map { $_ => [] } @families;
+    for my $i (0 .. $#cases) {
+        my ($family, $n, $case) = @{ $cases[$i] };
+        my ($c, undef, $e) = @{ $results[$i] };
+        my $same = -s "$case/gpu/c.npy" && !system('cmp', '-s', "$case/c_model.npy", "$case/gpu/c.npy");
+        push @{ $differ{$family} }, "n=$n (exit $c" . ($e ? ": $e" : '') . ")" unless $same && ($c == 0 || $c == 1);
+    }
+    for my $family (@families) {
+        ok(!@{ $differ{$family} }, "$step on $family inputs: C equals the model's bit for bit at n = @sizes")
+            or diag("differ: @{ $differ{$family} }");
     }
     system('rm', '-rf', $cases);
 }
