@@ -99,12 +99,12 @@ class Results:
         return sections[section][metric]
 
     def test_ratio(self, p, dist, n):
-        """A program's componentwise error over cuBLAS SGEMM's, as the recorded make test
+        """A program's componentwise error over cuBLAS SGEMM's, as the recorded make test-deep
         prints it (tests/12-tensor-cores.t: '# stepNN/p / cuBLAS SGEMM componentwise error
         on dist: n=1 4.8 n=2 ...')."""
         if self._ratios is None:
             self._ratios = {}
-            path = os.path.join(self.dir, f"{self.slug}-test.txt")
+            path = os.path.join(self.dir, f"{self.slug}-test-deep.txt")
             for line in open(path):
                 m = re.match(r"#\s+\S*?(\w+) / cuBLAS SGEMM componentwise error on (\w+): (.*)", line)
                 if m:
