@@ -31,7 +31,7 @@ The expressions can use the functions below (all figures of the main device unle
   cpu(host, program, n, threads, isa=None, block=None, column="gflops") with host
   "xeon" or "epyc", ncu(log, section, metric) (value in bytes, seconds, % or a count),
   art(p, column) (the article's 8800GT figures), test_ratio(p, dist, n) (a program's
-  componentwise error over cuBLAS SGEMM's in the recorded make test), steps(chapter) (its
+  componentwise error over cuBLAS SGEMM's in the recorded make test-deep), steps(chapter) (its
   steps' range as text: "07-10"), mgpu(algo, n, gpus, column="ms", panel=8192, run="multigpu")
   (the multi-GPU chapter's runs; run="multigpu-cublasmp": its one-GPU run beside cuBLASMp),
   experiment(name, column, **match) (a step's own experiment, results/<device>-<name>.csv:
