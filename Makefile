@@ -30,16 +30,38 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 # What a fresh machine may lack, each named in one line with what installs it (Debian and
 # Ubuntu package names), before anything is built. Optional OpenBLAS: see the CPU chapter.
 GOALS := $(or $(MAKECMDGOALS),all)
+comma := ,
 missing = $(if $(shell command -v $(1) 2>/dev/null),,$(error $(1) not found: $(2)))
+# The install command as this user can run it: root needs no sudo (a container), others do.
+APT := $(if $(filter 0,$(shell id -u 2>/dev/null)),,sudo )apt-get install
+# The CUDA toolkit's own tools come with it (its bin/ on PATH) or as Debian/Ubuntu packages
+# from NVIDIA's repository, named by the toolkit's version (cuda-nsight-compute-13-0).
+CUDA_PKG_VERSION := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1-\2/p')
 ifneq ($(filter-out help clean,$(GOALS)),)
-  $(call missing,$(CC),a C compiler is needed: sudo apt-get install build-essential)
+  $(call missing,$(CC),a C compiler is needed: $(APT) build-essential)
   $(call missing,$(NVCC),the CUDA toolkit is needed: install it from https://developer.nvidia.com/cuda-downloads or put its bin/ on PATH (export PATH=/usr/local/cuda/bin:$$PATH))
 endif
-ifneq ($(filter test,$(GOALS)),)
-  $(call missing,prove,make test runs the tests with prove: sudo apt-get install perl)
+ifneq ($(filter test test-deep,$(GOALS)),)
+  $(call missing,prove,make test runs the tests with prove: $(APT) perl)
 endif
-ifneq ($(filter test compare plots reproduce cpu cpu-sweep transpose tile-sweep warptile-sweep config-sweep sweep gpu-info sanitize,$(GOALS)),)
-  $(call missing,python3,this target runs a Python script: sudo apt-get install python3)
+ifneq ($(filter test test-deep compare plots plots-env reproduce cpu cpu-sweep transpose tile-sweep warptile-sweep config-sweep sweep versions gpu-info sanitize step-counters diff multigpu multigpu-sweep,$(GOALS)),)
+  $(call missing,python3,this target runs a Python script: $(APT) python3)
+endif
+ifneq ($(filter sass,$(GOALS)),)
+  $(call missing,cuobjdump,make sass disassembles with the CUDA toolkit's cuobjdump: $(APT) cuda-cuobjdump-$(CUDA_PKG_VERSION)$(comma) or put the toolkit's bin/ on PATH)
+endif
+ifneq ($(filter profile profile-launch transpose-profile step-counters,$(GOALS)),)
+  $(call missing,ncu,this target measures with Nsight Compute's ncu: $(APT) cuda-nsight-compute-$(CUDA_PKG_VERSION) (https://developer.nvidia.com/nsight-compute)$(comma) or put its folder on PATH)
+endif
+ifneq ($(filter sanitize,$(GOALS)),)
+  $(call missing,compute-sanitizer,make sanitize runs the CUDA toolkit's compute-sanitizer: $(APT) cuda-sanitizer-$(CUDA_PKG_VERSION)$(comma) or put the toolkit's bin/ on PATH)
+endif
+
+# Measurements go into results/local/, which git ignores: the pages, tables and charts read the
+# recorded runs in results/, and a run here never rewrites them. RESULTS=results records into
+# that reference set instead (RESULTS=DIR: any folder).
+ifneq ($(RESULTS),)
+  export MATMUL_RESULTS := $(RESULTS)
 endif
 
 # GPU code. ARCH=sm_75 (any -arch value) builds for that architecture. Otherwise the
@@ -118,7 +140,7 @@ help:
 	@echo "                     redraw the charts and tables (ONLY=\"compare caps\", SKIP=\"cpu\")"
 	@echo "make compare         every step, cuBLAS (FP32 and TF32) and CUTLASS on the GPU at SIZES (default"
 	@echo "                     \"1000 4096\"), on uniform and wide inputs (DISTS=\"uniform wide\"),"
-	@echo "                     the comparison table, rows into results/<device>.csv"
+	@echo "                     the comparison table, rows into results/local/<device>.csv"
 	@echo "make config-sweep    every configuration (tile shape, stages) of each program that has several, n = 1000 ... 8192"
 	@echo "make cutlass         fetch CUTLASS's headers (once), build and run its TF32 and 3xTF32 kernels"
 	@echo "make tile-sweep      the lab's tile size 4..32, tiled against naive kernel, n = 512..8192"
@@ -130,8 +152,10 @@ help:
 	@echo "make sweep STEP=NN   the sweeps a step declares in its experiments.json: its build variants"
 	@echo "                     (obj/variants/) beside the programs it names (NAME=... runs one of them),"
 	@echo "                     its own programs too: the Ozaki step's INT8 GEMM (cuBLAS, its products' ceiling)"
-	@echo "make plots           the charts in plots/ and the README tables, from results/; the tensor-core"
+	@echo "make plots           the charts in plots/ and the README tables, from the recorded runs in results/,"
+	@echo "                     and your own runs' charts (results/local/) in plots/local/; the tensor-core"
 	@echo "                     pictures (plots/tc_*.png), from the kernels' index rules"
+	@echo "make plots-env       matplotlib for the charts (a .venv from PyPI, made once, when python3 lacks it)"
 	@echo "make cpu             the CPU chapter: every variant, 1 thread then all cores, vs OpenBLAS"
 	@echo "make cpu-sweep       the lab's block-size sweep (8 .. 1024) at n = 1024 and 2048"
 	@echo "make transpose       the transpose chapter: every variant at 2048 x 1536 and 8192 x 8192"
@@ -154,6 +178,8 @@ help:
 	@echo "SMEM_LIMIT=99K       run (test, compare, stepNN) as a GPU with that much shared memory per"
 	@echo "                     block would (sets MATMUL_SMEM_LIMIT); figures say \"capped to 99 KB\""
 	@echo "OPENBLAS=0           build the CPU chapter without OpenBLAS even where it is installed"
+	@echo "RESULTS=results      record measurements into the reference set the pages read (default:"
+	@echo "                     results/local/, which git ignores; RESULTS=DIR any folder)"
 
 obj/common/%.o: common/%.c $(HEADERS) | obj/common
 	$(CC) $(CFLAGS) -c $< -o $@

@@ -64,21 +64,36 @@ reproduce: all versions obj/harness_test $(TEST_HELPERS)
 # import it, else a local virtual environment made once from plots/requirements.txt
 # (PLOT_PYTHON=/path/to/python: one that has it).
 PLOT_PYTHON = $(shell python3 -c 'import matplotlib' 2>/dev/null && echo python3 || echo .venv/bin/python)
+# The recorded runs' charts are redrawn byte for byte (the pinned matplotlib); the runs made
+# here (results/local/, or RESULTS=DIR) are drawn beside them into plots/local/.
+MEASURED_HERE = $(or $(RESULTS),results/local)
 plots: plots-env
 	python3 scripts/ladder.py record
 	$(PLOT_PYTHON) plots/charts.py
 	$(PLOT_PYTHON) plots/tensor_pictures.py   # every step's pictures.py
 	python3 scripts/readme_tables.py
+	@if [ "$(abspath $(MEASURED_HERE))" != "$(abspath results)" ] && ls $(MEASURED_HERE)/*.csv >/dev/null 2>&1; then \
+	    echo "$(PLOT_PYTHON) plots/charts.py --results $(MEASURED_HERE) --out plots/local"; \
+	    $(PLOT_PYTHON) plots/charts.py --results $(MEASURED_HERE) --out plots/local; fi
 plots-env:
 	@$(PLOT_PYTHON) -c 'import matplotlib' 2>/dev/null || $(MAKE) --no-print-directory .venv/installed
 .venv/installed: plots/requirements.txt
-	python3 -m venv .venv
-	.venv/bin/pip install -q -r plots/requirements.txt
+	@python3 -m venv .venv >/dev/null 2>&1 || { rm -rf .venv; echo "make plots-env: python3 cannot make a virtual environment for matplotlib: $(APT) python3-venv (or PLOT_PYTHON=a python that has matplotlib)" >&2; exit 2; }
+	@mkdir -p obj; .venv/bin/pip install -q -r plots/requirements.txt >obj/pip.log 2>&1 || { echo "make plots-env: pip could not install $$(cat plots/requirements.txt) (see obj/pip.log; no network?): install it by hand, or PLOT_PYTHON=a python that has it" >&2; exit 2; }
 	touch $@
 
 # ncu with --clock-control none: the GPU runs at the clocks it would run at anyway,
 # as in every other measurement here. One launch, after the warm-up ones.
 STEP ?= 05
+# A STEP that names no step folder is refused in one line before anything is built or run.
+STEP_NUMBERS := $(patsubst step%,%,$(foreach d,$(STEP_DIRS),$(call step_program,$(d))))
+ifneq ($(filter profile profile-launch sass ptx diff,$(GOALS)),)
+  ifeq ($(PROGRAM)$(VERSION),)
+    ifeq ($(filter $(STEP),$(STEP_NUMBERS) $(if $(filter ptx diff,$(GOALS)),,cublas cutlass)),)
+      $(error STEP=$(STEP) names no step: the steps are $(firstword $(STEP_NUMBERS)) ... $(lastword $(STEP_NUMBERS))$(if $(filter ptx diff,$(GOALS)),, (or STEP=cublas$(comma) STEP=cutlass)))
+    endif
+  endif
+endif
 NCU_N ?= 1000
 NCU_SECTIONS ?= # e.g. NCU_SECTIONS="--section WarpStateStats" adds ncu's stall reasons
 PROFILE_ARGS ?= # more options for the program, e.g. PROFILE_ARGS="--math tf32" with STEP=cublas

@@ -333,7 +333,9 @@ def time_split_chart(device, res, out):
 
 
 def charts(results_dir, out, device):
-    """The ladder's charts of one device (charts.py picks it)."""
+    """The ladder's charts of one device (charts.py picks it; None: no GPU's rows, no charts)."""
+    if device is None:
+        return
     devices = tables_shared.device_results(results_dir)
     res, art = devices[device], tables_shared.article(results_dir)
     skipped = tables_shared.skipped_programs(results_dir).get(device, {})

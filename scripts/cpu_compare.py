@@ -78,6 +78,7 @@ def main(argv):
     ap.add_argument("--phase", choices=("all", "single", "threads"), default="all",
                     help="only the single-threaded or only the all-cores phases (default all)")
     a = ap.parse_args(argv)
+    results = ladder.measurements_dir()  # checked before anything is measured
     sizes = a.sizes
     if a.sweep and sizes == ladder.sizes_arg(ap.get_default("sizes")):
         sizes = [1024, 2048]  # the lab's, unless other sizes were asked for
@@ -106,7 +107,7 @@ def main(argv):
             ok &= run(["--variant", "packed_omp", "--threads", str(a.threads)] + sz + reps, feats, stamp, rows)
             if feats["openblas"] == "1":
                 ok &= run(["--variant", "openblas", "--threads", str(a.threads)] + sz + reps, feats, stamp, rows)
-    recorded = ladder.record(os.path.join(ladder.ROOT, "results", f"{ladder.host_slug(feats)}-cpu.csv"), rows,
+    recorded = ladder.record(os.path.join(results, f"{ladder.host_slug(feats)}-cpu.csv"), rows,
                              COLUMNS, KEY)
     if not a.sweep:
         print(table(rows, sizes))

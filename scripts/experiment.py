@@ -143,7 +143,8 @@ def options(kind, **defaults):
                     help=f"matrix sizes, space-separated (default: {defaults.get('sizes') or 'the declared ones'})")
     ap.add_argument("--reps", type=ladder.positive_int, default=defaults.get("reps", 10),
                     help=f"timed kernel launches per run (default {defaults.get('reps', 10)})")
-    ap.add_argument("--results", default=os.path.join(ladder.ROOT, "results"), help="results folder")
+    ap.add_argument("--results", type=ladder.results_folder, default="",
+                    help="the folder the rows go into (default: results/local/, or the one MATMUL_RESULTS names)")
     return ap
 
 

@@ -25,6 +25,33 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The descriptions of the programs measured are kept beside the measurements, in
 # results/programs.csv, so that the charts and tables need no build.
 CATALOGUE = os.path.join(ROOT, "results", "programs.csv")
+
+# The recorded runs in results/ are the reference set the pages, tables and charts read. A run
+# made here goes beside them, into results/local/ (which git ignores), so that a user's own
+# measurements never rewrite a recorded file; MATMUL_RESULTS (make ... RESULTS=results) names
+# another folder: the reference set itself, when a run is to be recorded.
+REFERENCE_RESULTS = os.path.join(ROOT, "results")
+
+
+def measurements_dir(chosen=""):
+    """The folder a measurement writes its rows and logs into (made if missing): chosen, else
+    the one MATMUL_RESULTS names, else results/local/. One that cannot be a folder ends the
+    run with one line (exit 2) before anything is measured."""
+    chosen = chosen or os.environ.get("MATMUL_RESULTS") or os.path.join(REFERENCE_RESULTS, "local")
+    path = chosen if os.path.isabs(chosen) else os.path.join(ROOT, chosen)
+    try:
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise NotADirectoryError(0, "is a file, not a folder")
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        print(f"results folder {chosen}: {(e.strerror or str(e)).lower()}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+    return path
+
+
+def results_folder(text):
+    """argparse type of --results: measurements_dir(text)."""
+    return measurements_dir(text)
 CATALOGUE_COLUMNS = ["row", "program", "binary", "math", "math_index", "folder", "lesson", "chapter", "precision",
                      "compensated", "min_cc", "exact_cc", "needs"]
 REFERENCE_BINARIES = ["cublas/cublas", "cutlass/cutlass"]

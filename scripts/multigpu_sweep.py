@@ -74,6 +74,7 @@ def main(argv):
     ap.add_argument("--record-in", default="multigpu", help="results/<device>-NAME.csv (default multigpu)")
     ap.add_argument("--dist", default="uniform")
     a = ap.parse_args(argv)
+    results = ladder.measurements_dir()  # checked before anything is measured
     device = ladder.require_gpu("multigpu_sweep.py")
     if device is None:
         return ladder.EXIT_NO_GPU
@@ -105,7 +106,7 @@ def main(argv):
         allrows += [ladder.result_row(cmd[:-1] + ["--csv"], r, stamp) for r in found]
     print(f"\n{device}: C = A B in FP32, {a.dist} inputs, median of {a.reps}; efficiency = one GPU's cuBLAS "
           f"SGEMM time / (GPUs x time)\n{table(allrows)}\n")
-    print(ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + f"-{a.record_in}.csv"), allrows,
+    print(ladder.record(os.path.join(results, ladder.slug(device) + f"-{a.record_in}.csv"), allrows,
                         COLUMNS, KEY))
     return 0 if ok else 1
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """make reproduce: measure again, on this machine's GPU and CPU, everything the READMEs
-show, then redraw the charts and rewrite the tables. Each part writes its rows into
-results/<device-slug>*.csv (or results/<host-slug>-cpu.csv) and its log into
-results/<device-slug>-<part>.txt, headed with the date and the commands. It prints what
+show, then redraw the charts. Each part writes its rows into results/local/<device-slug>*.csv
+(or <host-slug>-cpu.csv) and its log into results/local/<device-slug>-<part>.txt, headed with
+the date and the commands (make reproduce RESULTS=results: into the recorded set the pages read). It prints what
 it will run and how long that should take before it starts, and its progress as it goes.
 
 Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
@@ -244,7 +244,7 @@ def main(argv):
               "(its 'caps' part applies the caps itself): unset it", file=sys.stderr)
         return 2
     have_ncu, have_sanitizer = shutil.which("ncu") is not None, shutil.which("compute-sanitizer") is not None
-    results = os.path.join(ladder.ROOT, "results")
+    results = ladder.measurements_dir()
     slug = ladder.slug(device) if device else "no-gpu"
     timings = read_timings(results)
 
@@ -300,7 +300,8 @@ def main(argv):
     if failed:
         print("\nFAILED:\n  " + "\n  ".join(failed), file=sys.stderr)
         return 1
-    print("\nmake reproduce: done; results/ holds the new figures (git diff results/ shows what moved)")
+    print(f"\nmake reproduce: done; {os.path.relpath(results, ladder.ROOT)}/ holds the new figures "
+          "(make plots draws them beside the recorded ones)")
     return 0
 
 

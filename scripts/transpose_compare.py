@@ -38,6 +38,7 @@ def main(argv):
     ap.add_argument("--shapes", default="1536x2048 8192x8192", help="ROWSxCOLS, space-separated")
     ap.add_argument("--iters", type=ladder.positive_int, default=20)
     a = ap.parse_args(argv)
+    results = ladder.measurements_dir()  # checked before anything is measured
     try:
         shapes = [tuple(int(x) for x in s.split("x")) for s in a.shapes.split()]
     except ValueError:
@@ -60,7 +61,7 @@ def main(argv):
         rows = [ladder.result_row(cmd[:-1] + ["--csv"], dict(r, device=device), stamp) for r in found]
         allrows += rows
         print(f"\n{device}: {rows_} x {cols_} floats (rows x cols), median of {a.iters}\n{table(rows)}\n")
-    print(ladder.record(os.path.join(ladder.ROOT, "results", ladder.slug(device) + "-transpose.csv"), allrows,
+    print(ladder.record(os.path.join(results, ladder.slug(device) + "-transpose.csv"), allrows,
                         COLUMNS, KEY))
     return 0 if ok else 1
 

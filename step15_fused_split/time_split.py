@@ -61,6 +61,7 @@ def main(argv):
     p.add_argument("--rounds", type=ladder.positive_int, default=3)
     p.add_argument("--reps", type=ladder.positive_int, default=20)
     a = p.parse_args(argv)
+    results = ladder.measurements_dir()  # checked before anything is measured
     device = ladder.require_gpu("time_split.py")
     if device is None:
         return ladder.EXIT_NO_GPU
@@ -106,7 +107,7 @@ def main(argv):
                 "round_ms": " ".join(f"{x:.4f}" for x in t), "reps": a.reps}))
             body.append([name, str(n), f"{statistics.median(t):.3f}", " ".join(f"{x:.3f}" for x in t)])
     print(ladder.text_table(["variant", "n", "kernel ms (median)", "each round"], body))
-    path = os.path.join(ladder.ROOT, "results", f"{ladder.slug(device)}-step15-time-split.csv")
+    path = os.path.join(results, f"{ladder.slug(device)}-step15-time-split.csv")
     print(ladder.record(path, rows, COLUMNS, KEY))
     return 0
 
