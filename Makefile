@@ -110,6 +110,9 @@ ifeq ($(filter clean help,$(MAKECMDGOALS)),)
   $(call stamp,arch,$(ARCH_FLAGS))
 endif
 ARCH_STAMP := obj/arch.stamp
+# What rebuilds a program when ARCH changes: nothing for one built for its own architecture
+# alone (.exact_cc), so that make all-archs compiles it once, not once per architecture.
+arch_stamp_of = $(if $(ARCH_$(1)),,$(ARCH_STAMP))
 
 # The harness (common/*.c: options, inputs, reference and checks, timing, CUDA errors, .npy,
 # main) is one library every program links; the linker takes from it what a program uses.
@@ -191,7 +194,7 @@ $(HARNESS): $(HARNESS_OBJ)
 # A step: compiled for its architectures (STEP_ARCHS tells --describe which), linked with
 # nvcc, which brings the CUDA runtime; the step's object first, then the harness.
 define step_rule
-obj/$(2).o: $(1)/$(2).cu $$(wildcard $(1)/*.h) $$(HEADERS) $$(ARCH_STAMP) | obj
+obj/$(2).o: $(1)/$(2).cu $$(wildcard $(1)/*.h) $$(HEADERS) $$(call arch_stamp_of,$(1)) | obj
 	$$(NVCC) $$(subst $$(ARCH_FLAGS),$$(call step_arch_flags,$(1)),$$(NVCCFLAGS)) \
 	    -DSTEP_ARCHS='"$$(call archs_of,$$(call step_arch_flags,$(1)))"' -c $$< -o $$@
 $(1)/$(2): obj/$(2).o $$(HARNESS)
@@ -204,7 +207,7 @@ $(foreach d,$(STEP_DIRS),$(eval $(call step_rule,$(d),$(call step_program,$(d)))
 # .exact_cc names), linked with cuBLAS where its source includes it, into obj/<folder>/<name>.
 $(foreach f,$(STEP_EXTRA_SOURCES),$(eval ARCH_$(f) := $(call exact_arch,$(f))))
 define extra_rule
-obj/$(basename $(1)): $(1) $$(wildcard $(dir $(1))*.h) $$(HEADERS) $$(HARNESS) $$(ARCH_STAMP)
+obj/$(basename $(1)): $(1) $$(wildcard $(dir $(1))*.h) $$(HEADERS) $$(HARNESS) $$(call arch_stamp_of,$(1))
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(subst $$(ARCH_FLAGS),$$(call step_arch_flags,$(1)),$$(NVCCFLAGS)) \
 	    -DSTEP_ARCHS='"$$(call archs_of,$$(call step_arch_flags,$(1)))"' -o $$@ $$< $$(HARNESS) $$(LDLIBS) \
@@ -400,12 +403,12 @@ ifneq ($(SMEM_LIMIT),)
   export MATMUL_SMEM_LIMIT := $(SMEM_LIMIT)
 endif
 
-# PROVE_FLAGS=-j4 runs the test files side by side (CI does; on a GPU they would share it).
+# The test files run side by side, one per CPU up to 8 (PROVE_FLAGS=-j1: one at a time).
 # The shared tests in tests/, and each step's own in its folder (stepNN_*/tests/*.t).
 # make test: one check per program, configuration and input family at a few sizes;
 # make test-deep: the exhaustive searches too (the range families at many n, the short-sum
 # searches, every configuration and version at every size): TEST_DEPTH=deep tells the tests.
-PROVE_FLAGS ?=
+PROVE_FLAGS ?= -j$(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 8 ] && n=8; echo $$n)
 TEST_FILES = tests/ $(wildcard $(addsuffix /tests,$(STEP_DIRS)))
 # The programs and test helpers build one job per CPU unless make was given its own -j.
 TEST_BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
