@@ -23,19 +23,39 @@ void usage_error(const char *program, const char *fmt, ...)
     exit(EXIT_USAGE);
 }
 
-int parse_long(const char *text, long min, long max, long *out)
+enum number_problem check_long(const char *text, long min, long max, long *out)
 {
     if (!text || !*text || isspace((unsigned char)text[0]))
-        return -1;
+        return NUMBER_NOT_EXPECTED;
     if (min >= 0 && (text[0] == '-' || text[0] == '+'))
-        return -1;
+        return NUMBER_NOT_EXPECTED;
     char *end = NULL;
     errno = 0;
     long v = strtol(text, &end, 10);
-    if (errno || end == text || *end != '\0' || v < min || v > max)
-        return -1;
+    if (end == text || *end != '\0')
+        return NUMBER_NOT_EXPECTED;
+    /* Digits alone, past max or past what a long holds (strtol then gives LONG_MAX). */
+    if (text[0] != '-' && ((errno == ERANGE && v == LONG_MAX) || (!errno && v > max)))
+        return NUMBER_TOO_LARGE;
+    if (errno || v < min || v > max)
+        return NUMBER_NOT_EXPECTED;
     *out = v;
-    return 0;
+    return NUMBER_OK;
+}
+
+int parse_long(const char *text, long min, long max, long *out)
+{
+    return check_long(text, min, max, out) == NUMBER_OK ? 0 : -1;
+}
+
+void number_error(const char *program, const char *what, const char *text, long min, long max)
+{
+    long v;
+    if (check_long(text, min, max, &v) == NUMBER_TOO_LARGE)
+        usage_error(program, "bad %s '%s': too large, the largest accepted is %ld", what, text, max);
+    if (max >= INT_MAX)
+        usage_error(program, "bad %s '%s': expected a whole number >= %ld", what, text, min);
+    usage_error(program, "bad %s '%s': expected a whole number from %ld to %ld", what, text, min, max);
 }
 
 void option_error(const char *program, int c, char **argv, int first_long_code)
@@ -54,7 +74,7 @@ int parse_size(const char *program, const char *text)
 {
     long v;
     if (parse_long(text, 1, INT_MAX, &v))
-        usage_error(program, "bad size -n '%s': expected a whole number >= 1", text);
+        number_error(program, "size -n", text, 1, INT_MAX);
     return (int)v;
 }
 
@@ -79,7 +99,7 @@ uint64_t parse_seed(const char *program, const char *text)
 {
     long v;
     if (parse_long(text, 0, LONG_MAX, &v))
-        usage_error(program, "bad --seed '%s': expected a whole number >= 0", text);
+        number_error(program, "--seed", text, 0, LONG_MAX);
     return (uint64_t)v;
 }
 
@@ -196,13 +216,8 @@ static void take(const char *program, const struct option_spec *s, const char *v
             *s->also = 1;
         break;
     case OPTION_COUNT:
-        if (parse_long(value, s->min, s->max, &v)) {
-            if (s->max == INT_MAX)
-                usage_error(program, "bad %s '%s': expected a whole number >= %ld", spelled(s, flag, sizeof flag),
-                            value, s->min);
-            usage_error(program, "bad %s '%s': expected a whole number from %ld to %ld", spelled(s, flag, sizeof flag),
-                        value, s->min, s->max);
-        }
+        if (parse_long(value, s->min, s->max, &v))
+            number_error(program, spelled(s, flag, sizeof flag), value, s->min, s->max);
         *(int *)s->into = (int)v;
         break;
     case OPTION_SIZE:

@@ -72,12 +72,24 @@ void parse_args(const char *program, const char *lesson, int argc, char **argv,
  * empty strings, signs where min >= 0, trailing junk ("12x") and overflow. */
 int parse_long(const char *text, long min, long max, long *out);
 
+/* What is wrong with a number parse_long refused, so that the message can say so: a
+ * whole number above max (digits that overflow a long too) is too large, and its message
+ * names max; anything else is not what was expected. */
+enum number_problem { NUMBER_OK = 0, NUMBER_NOT_EXPECTED, NUMBER_TOO_LARGE };
+enum number_problem check_long(const char *text, long min, long max, long *out);
+
+/* One line and exit 2 for a number parse_long refused: what names it ("size -n",
+ * "--reps"); a number above max is "too large, the largest accepted is max", anything else
+ * "expected a whole number >= min" (from min to max where max is below INT_MAX). */
+void number_error(const char *program, const char *what, const char *text, long min, long max)
+    __attribute__((noreturn));
+
 /* The end of every program's getopt_long switch: c is ':' (an option without its value)
  * or anything else (an unknown option); long options' codes start at first_long_code.
  * One line on stderr, exit 2. */
 void option_error(const char *program, int c, char **argv, int first_long_code) __attribute__((noreturn));
 
-/* -n N: a whole number from 1 to INT_MAX; exit 2 otherwise. */
+/* -n N: a whole number from 1 to INT_MAX; exit 2 otherwise (above INT_MAX: too large). */
 int parse_size(const char *program, const char *text);
 
 /* The machine's physical memory in bytes (0 if unknown): sizes are checked against it

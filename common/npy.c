@@ -1,6 +1,7 @@
 /* NumPy .npy files: save_npy writes the matrices of --save, load_npy and load_npy_pair
  * read those of --load. */
 #define _POSIX_C_SOURCE 200809L /* strerror, ftell */
+#include "args.h"
 #include "matrix.h"
 
 #include <errno.h>
@@ -50,6 +51,30 @@ static const char *npy_field(const char *dict, const char *key)
     while (*at == ' ')
         at++;
     return at;
+}
+
+/* One side of a shape at *at: spaces, a whole number (its text and len kept for messages),
+ * spaces; checked as a size from 1 to INT_MAX into *side, what is wrong with it into *problem.
+ * *at moves past it. 0 where there is no number. */
+static int shape_side(const char **at, const char **text, int *len, long *side, enum number_problem *problem)
+{
+    while (**at == ' ')
+        (*at)++;
+    const int sign = **at == '-' || **at == '+';
+    const int digits = (int)strspn(*at + sign, "0123456789");
+    char number[32];
+    *text = *at;
+    *len = sign + digits;
+    if (*len < (int)sizeof number) {
+        snprintf(number, sizeof number, "%.*s", *len, *at);
+        *problem = check_long(number, 1, INT_MAX, side);
+    } else { /* more digits than a long holds */
+        *problem = **at == '-' ? NUMBER_NOT_EXPECTED : NUMBER_TOO_LARGE;
+    }
+    *at += *len;
+    while (**at == ' ')
+        (*at)++;
+    return digits > 0;
 }
 
 int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_t errlen)
@@ -105,17 +130,30 @@ int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_
         snprintf(err, errlen, "Fortran order, expected C order (in NumPy: np.ascontiguousarray(a))");
         goto fail;
     }
-    long r = -1, c = -1;
-    int used = 0;
-    if (sscanf(shape, "(%ld, %ld)%n", &r, &c, &used) != 2 || used == 0) {
-        int len = (int)strcspn(shape, ")");
-        snprintf(err, errlen, "shape %.*s), expected a 2-D matrix (rows, cols)", len, shape);
+    /* (rows, cols): each side checked as a size, 1 to INT_MAX, with its text kept for the
+     * message (a side too large for a long included). */
+    const char *at = shape, *text[2];
+    int len[2], two_d = *at++ == '(';
+    long side[2] = {-1, -1};
+    enum number_problem problem[2] = {NUMBER_NOT_EXPECTED, NUMBER_NOT_EXPECTED};
+    for (int i = 0; i < 2 && two_d; i++)
+        two_d = shape_side(&at, &text[i], &len[i], &side[i], &problem[i]) && *at++ == (i == 0 ? ',' : ')');
+    if (!two_d) {
+        int shape_len = (int)strcspn(shape, ")");
+        snprintf(err, errlen, "shape %.*s), expected a 2-D matrix (rows, cols)", shape_len, shape);
         goto fail;
     }
-    if (r < 1 || c < 1 || r > INT_MAX || c > INT_MAX) {
-        snprintf(err, errlen, "shape (%ld, %ld): a matrix needs at least one row and one column", r, c);
+    if (problem[0] == NUMBER_TOO_LARGE || problem[1] == NUMBER_TOO_LARGE) {
+        snprintf(err, errlen, "shape (%.*s, %.*s) is too large: the largest accepted is %d rows by %d columns", len[0],
+                 text[0], len[1], text[1], INT_MAX, INT_MAX);
         goto fail;
     }
+    if (problem[0] != NUMBER_OK || problem[1] != NUMBER_OK) {
+        snprintf(err, errlen, "shape (%.*s, %.*s): a matrix needs at least one row and one column", len[0], text[0],
+                 len[1], text[1]);
+        goto fail;
+    }
+    const long r = side[0], c = side[1];
     /* The data must be exactly rows x cols floats: no more, no less. */
     const double want = (double)r * c * sizeof(float);
     if (fseek(f, 0, SEEK_END) != 0) {

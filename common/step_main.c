@@ -51,10 +51,27 @@ static void check_device_memory(const char *program, int n, const struct gpu_dev
     }
 }
 
+/* --math '?': the arithmetics --math takes, one line each (a program with a single one: that
+ * one), then exit 0. */
+static void list_maths(void)
+{
+    if (!step_info.maths) {
+        printf("%s: a single arithmetic, used without --math:\n  %s, precision class %s: %s\n", step_info.program,
+               step_info.program, precision_name(step_info.precision), step_info.lesson);
+        exit(EXIT_PASS);
+    }
+    printf("%s: --math NAME, one of (the first is the default):\n", step_info.program);
+    for (const struct step_math *m = step_info.maths; m->name; m++)
+        printf("  %-8s %s, precision class %s: %s\n", m->name, m->row_name, precision_name(m->precision), m->lesson);
+    exit(EXIT_PASS);
+}
+
 /* --math's name, checked before the GPU is touched; the list's first without --math, NULL
  * for a program with one arithmetic. */
 static const struct step_math *choose_math(const char *program, const struct options *opt)
 {
+    if (opt->math && strcmp(opt->math, "?") == 0)
+        list_maths();
     if (!step_info.maths) {
         if (opt->math)
             usage_error(program, "bad --math '%s': %s has a single arithmetic", opt->math, program);
@@ -160,13 +177,28 @@ static const char *check_name(enum check_mode mode)
     return mode == CHECK_FULL ? "full" : mode == CHECK_SAMPLE ? "sample" : "none";
 }
 
+/* --save DIR: made (or found, a directory we may write into) before the GPU is touched, so
+ * that a folder that cannot be made is said at once, not after the run. */
+static void make_save_dir(const char *program, const char *dir)
+{
+    struct stat st;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: --save: cannot create directory '%s': %s\n", program, dir, strerror(errno));
+        exit(EXIT_USAGE);
+    }
+    const char *why = stat(dir, &st) != 0 ? strerror(errno)
+                    : !S_ISDIR(st.st_mode) ? strerror(ENOTDIR)
+                    : access(dir, W_OK | X_OK) != 0 ? strerror(errno) : NULL;
+    if (why) {
+        fprintf(stderr, "%s: --save: cannot write into '%s': %s\n", program, dir, why);
+        exit(EXIT_USAGE);
+    }
+}
+
+/* Into the directory make_save_dir made. */
 static void save_all(const char *program, const char *dir, const float *a, const float *b,
                      const float *c, int n)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "%s: cannot create directory '%s': %s\n", program, dir, strerror(errno));
-        exit(EXIT_USAGE);
-    }
     const char *names[3] = {"a.npy", "b.npy", "c.npy"};
     const float *mats[3] = {a, b, c};
     for (int i = 0; i < 3; i++) {
@@ -252,6 +284,8 @@ int main(int argc, char **argv)
     const int n = opt.n;
     check_host_memory(program, n);
     const struct step_config *named = named_config(program, &opt, math);
+    if (opt.save_dir && !opt.gpu_check)
+        make_save_dir(program, opt.save_dir);
 
     struct gpu_device dev;
     gpu_open(program, &dev);

@@ -17,6 +17,7 @@
 
 #define PROGRAM "cpu_gemm"
 #define MAX_SIZES 64
+#define MAX_BLOCK (1 << 20) /* --block's largest */
 /* A run longer than this is timed once: at that length warming up changes nothing. */
 #define LONG_RUN_MS 5000.0
 /* Repeats stop once they have taken this long (at least one is always timed). */
@@ -59,7 +60,8 @@ static void usage(void)
            "  -n N            a size (repeat for several; default 128 256 512 1000 1024 2048)\n"
            "  --variant LIST  which variants (default all)\n"
            "  --threads T     threads for packed_omp and openblas (default 1)\n"
-           "  --block B       tile size of the blocked variants, a multiple of 8 (default 64)\n"
+           "  --block B       tile size of the blocked variants, a multiple of 8 up to %d\n"
+           "                  (default 64)\n"
            "  --isa ISA       auto, avx2 or avx512: the micro-kernel of packed (default auto)\n"
            "  --reps R        timed runs after a warm-up, median reported (default 5; runs over\n"
            "                  %.0f s are timed once, repeats stop after %.0f s)\n"
@@ -79,7 +81,7 @@ static void usage(void)
            "\n"
            "Exit status: 0 all within tolerance, 1 some not, 2 bad usage, 4 a variant this CPU\n"
            "or build cannot run was asked for.\n",
-           LONG_RUN_MS / 1e3, REPS_BUDGET_MS / 1e3, FULL_CHECK_MAX_N);
+           MAX_BLOCK, LONG_RUN_MS / 1e3, REPS_BUDGET_MS / 1e3, FULL_CHECK_MAX_N);
 }
 
 /* -n, repeated: one more size. */
@@ -91,12 +93,17 @@ static void add_size(const char *program, const char *value, void *into)
     o->sizes[o->nsizes++] = parse_size(program, value);
 }
 
-/* --block B: the blocked variants' tile, a multiple of 8 (one AVX2 vector of floats). */
+/* --block B: the blocked variants' tile, a multiple of 8 (one AVX2 vector of floats), at most
+ * MAX_BLOCK: any larger is one tile at every n this machine can hold, and the loops' i + block
+ * stays far from overflowing an int. */
 static void take_block(const char *program, const char *value, void *into)
 {
     long v;
-    if (parse_long(value, 8, 1 << 20, &v) || v % 8)
-        usage_error(program, "bad --block '%s': expected a multiple of 8, at least 8", value);
+    const enum number_problem problem = check_long(value, 8, MAX_BLOCK, &v);
+    if (problem == NUMBER_TOO_LARGE)
+        usage_error(program, "bad --block '%s': too large, the largest accepted is %d", value, MAX_BLOCK);
+    if (problem != NUMBER_OK || v % 8)
+        usage_error(program, "bad --block '%s': expected a multiple of 8 from 8 to %d", value, MAX_BLOCK);
     *(int *)into = (int)v;
 }
 

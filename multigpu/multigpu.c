@@ -75,14 +75,21 @@ static void help(const void *unused)
     usage();
 }
 
+/* --grid RxC: at least one GPU a side, at most MAX_GPUS in all. */
 static void parse_grid(const char *program, const char *value, void *into)
 {
-    int *grid = into, r = 0, c = 0;
-    char tail;
-    if (sscanf(value, "%dx%d%c", &r, &c, &tail) != 2 || r < 1 || c < 1 || r > MAX_GPUS || c > MAX_GPUS)
+    int *grid = into;
+    char side[2][64], tail;
+    long r = 0, c = 0;
+    if (sscanf(value, "%63[0-9]x%63[0-9]%c", side[0], side[1], &tail) != 2)
         usage_error(program, "bad --grid '%s': expected RxC, e.g. 2x2", value);
-    grid[0] = r;
-    grid[1] = c;
+    const enum number_problem rp = check_long(side[0], 1, MAX_GPUS, &r), cp = check_long(side[1], 1, MAX_GPUS, &c);
+    if (rp == NUMBER_TOO_LARGE || cp == NUMBER_TOO_LARGE || (rp == NUMBER_OK && cp == NUMBER_OK && r * c > MAX_GPUS))
+        usage_error(program, "bad --grid '%s': too large, this program drives at most %d GPUs", value, MAX_GPUS);
+    if (rp != NUMBER_OK || cp != NUMBER_OK)
+        usage_error(program, "bad --grid '%s': expected RxC, each at least 1, e.g. 2x2", value);
+    grid[0] = (int)r;
+    grid[1] = (int)c;
 }
 
 static void parse_local(const char *program, const char *value, void *into)
@@ -127,6 +134,11 @@ static void parse(int argc, char **argv, struct mg_options *o)
     o->prow = grid[0];
     o->pcol = grid[1];
     o->panel = panel;
+    /* What the options alone decide, before any CUDA call: a grid needs exactly its number of
+     * GPUs (without --gpus, every visible one: checked once they are counted). */
+    if (o->prow && o->gpus_given && o->prow * o->pcol != o->gpus)
+        usage_error(PROGRAM, "--grid %dx%d has %d places for %d GPUs (--gpus %d)", o->prow, o->pcol,
+                    o->prow * o->pcol, o->gpus, o->gpus);
     if (!o->check_given)
         o->check = o->n <= FULL_CHECK_MAX_N ? CHECK_FULL : CHECK_SAMPLE;
 }
@@ -207,8 +219,9 @@ int main(int argc, char **argv)
         return EXIT_NO_FEATURE;
     }
     if (o.prow) {
-        if (o.prow * o.pcol != cl.gpus)
-            usage_error(PROGRAM, "--grid %dx%d has %d places for %d GPUs", o.prow, o.pcol, o.prow * o.pcol, cl.gpus);
+        if (o.prow * o.pcol != cl.gpus) /* --gpus was checked with the options: these are every visible GPU */
+            usage_error(PROGRAM, "--grid %dx%d has %d places for %d GPUs, every one visible (--gpus G picks G)",
+                        o.prow, o.pcol, o.prow * o.pcol, cl.gpus);
         cl.prow = o.prow;
         cl.pcol = o.pcol;
     } else {

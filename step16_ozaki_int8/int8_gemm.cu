@@ -58,6 +58,14 @@ static void fill(int8_t *x, size_t count, uint64_t seed)
     }
 }
 
+/* An argument that looks like a size given another way (-n 4096, --size, a bare number): its
+ * message says how sizes are given. */
+static int looks_like_a_size(const char *arg)
+{
+    return !strncmp(arg, "-n", 2) || !strncmp(arg, "--n", 3) || !strncmp(arg, "--size", 6) ||
+           (arg[0] >= '0' && arg[0] <= '9');
+}
+
 int main(int argc, char **argv)
 {
     int sizes[MAX_SIZES], n_sizes = 0, reps = 10, csv = 0;
@@ -65,19 +73,24 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         long value;
-        if (!strcmp(argv[i], "--help")) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout, argv[0]);
             return EXIT_PASS;
         } else if (!strcmp(argv[i], "--csv")) {
             csv = 1;
-        } else if (!strcmp(argv[i], "--sizes") && v) {
+        } else if ((!strcmp(argv[i], "--sizes") || !strcmp(argv[i], "--reps")) && !v) {
+            usage_error(PROGRAM, "option '%s' needs a value", argv[i]);
+        } else if (!strcmp(argv[i], "--sizes")) {
             size_text = argv[++i];
-        } else if (!strcmp(argv[i], "--reps") && v) {
+        } else if (!strcmp(argv[i], "--reps")) {
             if (parse_long(argv[++i], 1, 1000, &value))
-                usage_error(PROGRAM, "bad --reps '%s': expected 1 ... 1000", argv[i]);
+                number_error(PROGRAM, "--reps", argv[i], 1, 1000);
             reps = (int)value;
+        } else if (looks_like_a_size(argv[i])) {
+            usage_error(PROGRAM, "%s '%s': sizes are given with --sizes \"4096 8192\"",
+                        argv[i][0] == '-' ? "unknown option" : "unexpected argument", argv[i]);
         } else {
-            usage_error(PROGRAM, "unknown option or missing value '%s'", argv[i]);
+            usage_error(PROGRAM, "%s '%s'", argv[i][0] == '-' ? "unknown option" : "unexpected argument", argv[i]);
         }
     }
     char words[256];
@@ -86,17 +99,37 @@ int main(int argc, char **argv)
     snprintf(words, sizeof words, "%s", size_text);
     for (char *w = strtok(words, " ,"); w; w = strtok(NULL, " ,")) {
         long n;
-        if (n_sizes == MAX_SIZES || parse_long(w, 4, MAX_N, &n) || n % 4)
-            usage_error(PROGRAM, "bad --sizes '%s': at most %d sizes, each a multiple of 4 in 4 ... %d (cuBLAS's "
-                                 "INT8 GEMM reads rows of 4 bytes)", size_text, MAX_SIZES, MAX_N);
+        const enum number_problem problem = check_long(w, 4, MAX_N, &n);
+        if (n_sizes == MAX_SIZES)
+            usage_error(PROGRAM, "bad --sizes '%s': more than %d sizes", size_text, MAX_SIZES);
+        if (problem == NUMBER_TOO_LARGE)
+            usage_error(PROGRAM, "bad --sizes '%s': %s is too large, the largest accepted is %d", size_text, w, MAX_N);
+        if (problem != NUMBER_OK || n % 4)
+            usage_error(PROGRAM, "bad --sizes '%s': %s is not a multiple of 4 from 4 to %d (cuBLAS's INT8 GEMM reads "
+                                 "rows of 4 bytes)", size_text, w, MAX_N);
         sizes[n_sizes++] = (int)n;
     }
     if (!n_sizes)
         usage_error(PROGRAM, "--sizes is empty");
+    /* Every size's memory before anything runs: A and B (a byte an element) and C (four) on the
+     * host; on the GPU a byte an element more, room for cuBLAS's workspace. */
+    const double host = host_memory_bytes();
+    for (int s = 0; s < n_sizes; s++) {
+        const double elements = (double)sizes[s] * sizes[s];
+        if (host > 0 && 6 * elements > host)
+            usage_error(PROGRAM, "n = %d needs %.1f GB of host memory; this machine has %.1f GB", sizes[s],
+                        6e-9 * elements, 1e-9 * host);
+    }
 
     struct gpu_device dev;
     gpu_open(PROGRAM, &dev);
     gpu_require(PROGRAM, &dev, 75, "INT8 tensor cores");
+    for (int s = 0; s < n_sizes; s++) {
+        const double elements = (double)sizes[s] * sizes[s];
+        if (7 * elements > (double)dev.free_mem)
+            usage_error(PROGRAM, "n = %d needs %.1f GB of GPU memory, %.1f GB free", sizes[s], 7e-9 * elements,
+                        1e-9 * dev.free_mem);
+    }
     cublasHandle_t handle;
     CUBLAS_CHECK(cublasCreate(&handle));
     char date[32];
@@ -108,9 +141,6 @@ int main(int argc, char **argv)
     for (int s = 0; s < n_sizes; s++) {
         const int n = sizes[s];
         const size_t bytes = (size_t)n * n;
-        if (3 * bytes + 4 * bytes > dev.free_mem)
-            usage_error(PROGRAM, "n = %d needs %.1f GB of GPU memory, %.1f GB free", n, 7e-9 * bytes,
-                        1e-9 * dev.free_mem);
         int8_t *a = (int8_t *)malloc(bytes), *b = (int8_t *)malloc(bytes);
         int32_t *c = (int32_t *)malloc(4 * bytes);
         if (!a || !b || !c)

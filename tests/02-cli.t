@@ -16,7 +16,13 @@ my @bad = (
     [['-n', '12x'],        qr/bad size -n '12x'/,           'trailing junk in n'],
     [['-n', ''],           qr/bad size -n ''/,              'empty n'],
     [['-n', '1.5'],        qr/bad size -n '1.5'/,           'fractional n'],
-    [['-n', '99999999999999999999'], qr/bad size/,          'n overflowing long'],
+    [['-n', '99999999999999999999'], qr/bad size -n '99999999999999999999': too large, the largest accepted is 2147483647/,
+                                                            'n overflowing long'],
+    [['-n', '2147483648'], qr/bad size -n '2147483648': too large, the largest accepted is 2147483647/, 'n just past an int'],
+    [['-n', '3000000000'], qr/bad size -n '3000000000': too large, the largest accepted is 2147483647/, 'n past an int'],
+    [['--reps', '1000001'], qr/bad --reps '1000001': too large, the largest accepted is 1000000/, 'reps too many'],
+    [['--seed', '9223372036854775808'], qr/bad --seed '9223372036854775808': too large, the largest accepted is 9223372036854775807/,
+                                                            'seed past a long'],
     [['-n'],               qr/'-n' needs a value/,          '-n without a value'],
     [['--reps', '0'],      qr/bad --reps '0'/,              'reps = 0'],
     [['--reps', 'many'],   qr/bad --reps 'many'/,           'reps not a number'],
@@ -42,6 +48,15 @@ my @bad = (
     [['--load', 'obj/cli_npy/fortran'], qr/Fortran order/, 'a Fortran-order .npy'],
     [['--load', 'obj/cli_npy/rect'], qr/it is 5 x 4, the programs multiply square matrices/, 'a non-square matrix'],
     [['--load', 'obj/cli_npy/vector'], qr/shape \(5,\), expected a 2-D matrix/, 'a 1-D array'],
+    [['--load', 'obj/cli_npy/huge'], qr/cannot load 'obj\/cli_npy\/huge\/a.npy': shape \(4294967297, 4294967297\) is too large: the largest accepted is 2147483647 rows by 2147483647 columns/,
+                                                            'a .npy whose shape overflows an int'],
+    # --save's folder is made before the GPU is looked for: without a GPU, exit 2, not 3.
+    [['--save', '/proc/no_such/dir', '-n', '8'], qr/--save: cannot create directory '\/proc\/no_such\/dir': No such file or directory/,
+                                                            '--save into a folder that cannot be made'],
+    [['--save', 'obj/cli_npy/ok/a.npy/run', '-n', '8'], qr/--save: cannot create directory 'obj\/cli_npy\/ok\/a.npy\/run': Not a directory/,
+                                                            '--save under a regular file'],
+    [['--save', 'obj/cli_npy/ok/a.npy', '-n', '8'], qr/--save: cannot write into 'obj\/cli_npy\/ok\/a.npy': Not a directory/,
+                                                            '--save into a regular file'],
 );
 
 # The .npy files of the --load cases: one good pair and each way a file can be wrong.
@@ -61,7 +76,8 @@ for my $case ([ok => npy_bytes('<f4', 'False', '(5, 5)', $five), npy_bytes('<f4'
               [notnpy => "a,b\n1,2\n", npy_bytes('<f4', 'False', '(5, 5)', $five)],
               [fortran => npy_bytes('<f4', 'True', '(5, 5)', $five), npy_bytes('<f4', 'False', '(5, 5)', $five)],
               [rect => npy_bytes('<f4', 'False', '(5, 4)', substr($five, 0, 80)), npy_bytes('<f4', 'False', '(5, 5)', $five)],
-              [vector => npy_bytes('<f4', 'False', '(5,)', substr($five, 0, 20)), npy_bytes('<f4', 'False', '(5, 5)', $five)]) {
+              [vector => npy_bytes('<f4', 'False', '(5,)', substr($five, 0, 20)), npy_bytes('<f4', 'False', '(5, 5)', $five)],
+              [huge => npy_bytes('<f4', 'False', '(4294967297, 4294967297)', $five), npy_bytes('<f4', 'False', '(5, 5)', $five)]) {
     my ($name, $a, $b) = @$case;
     system('mkdir', '-p', "obj/cli_npy/$name");
     write_file("obj/cli_npy/$name/a.npy", $a);
@@ -97,6 +113,55 @@ for my $p (@PROGRAMS) {
 {
     my ($code, $out, $err) = run($PROGRAMS[0], '--load', 'obj/cli_npy/ok');
     ok($code == 0 || $code == 3, "$PROGRAMS[0] --load of a good pair is accepted (exit $code)") or diag($err);
+}
+
+# --math '?' (the help says it lists): the arithmetics --math takes, one entry each, exit 0, without a
+# GPU; a program with a single arithmetic lists that one (and takes no --math).
+for my $p (@PROGRAMS) {
+    my @want = map { $_->{math} ne '' ? qr/^\Q$_->{math}\E +\Q$_->{row}\E, precision class \Q$_->{precision}\E: \S/
+                                      : qr/^\Q$_->{row}\E, precision class \Q$_->{precision}\E: \S/ } describe($p);
+    my ($code, $out, $err) = run($p, '--math', '?');
+    my @entries = $out =~ /^  (\S.*)$/mg;
+    ok($code == 0 && $err eq '' && @entries == @want && !grep({ $entries[$_] !~ $want[$_] } 0 .. $#want),
+       "$p --math '?': exit 0, its " . @want . " arithmetic(s) listed") or diag("exit $code: $out$err");
+}
+
+# The other programs (the chapters' and a step's other program): a number past what they take is
+# too large, said with the largest accepted; bounds and option combinations are judged before any
+# GPU is looked for (without one: exit 2, not 3).
+{
+    my $int8 = 'obj/step16_ozaki_int8/int8_gemm';
+    my @other = (
+        ['cpu/cpu_gemm', ['-n', '3000000000'], qr/bad size -n '3000000000': too large, the largest accepted is 2147483647/],
+        ['cpu/cpu_gemm', ['--block', '99999992'], qr/bad --block '99999992': too large, the largest accepted is 1048576/],
+        ['cpu/cpu_gemm', ['--block', '12'], qr/bad --block '12': expected a multiple of 8 from 8 to 1048576/],
+        ['cpu/cpu_gemm', ['--threads', '99999999999'], qr/bad --threads '99999999999': too large, the largest accepted is 1024/],
+        ['cpu/cpu_gemm', ['--load', 'obj/cli_npy/huge'], qr/shape \(4294967297, 4294967297\) is too large: the largest accepted is 2147483647 rows/],
+        ['transpose/transpose', ['--rows', '3000000000'], qr/bad --rows '3000000000': too large, the largest accepted is 2147483647/],
+        ['transpose/transpose', ['--cols', '2147483648'], qr/bad --cols '2147483648': too large, the largest accepted is 2147483647/],
+        ['multigpu/multigpu', ['-n', '3000000000'], qr/bad size -n '3000000000': too large, the largest accepted is 2147483647/],
+        ['multigpu/multigpu', ['--panel', '3000000000'], qr/bad --panel '3000000000': too large, the largest accepted is 2147483647/],
+        ['multigpu/multigpu', ['--grid', '2x2', '--gpus', '2', '-n', '8'], qr/--grid 2x2 has 4 places for 2 GPUs \(--gpus 2\)/],
+        ['multigpu/multigpu', ['--grid', '4x8', '-n', '8'], qr/bad --grid '4x8': too large, this program drives at most 16 GPUs/],
+        ['multigpu/multigpu', ['--grid', '99999999999x1'], qr/bad --grid '99999999999x1': too large, this program drives at most 16 GPUs/],
+        [$int8, ['-n', '4096'], qr/unknown option '-n': sizes are given with --sizes "4096 8192"/],
+        [$int8, ['4096'], qr/unexpected argument '4096': sizes are given with --sizes "4096 8192"/],
+        [$int8, ['--sizes', '3000000000'], qr/3000000000 is too large, the largest accepted is 32768/],
+        [$int8, ['--sizes', '4096 40000'], qr/40000 is too large, the largest accepted is 32768/],
+        [$int8, ['--reps', '1001'], qr/bad --reps '1001': too large, the largest accepted is 1000/],
+        [$int8, ['--reps'], qr/option '--reps' needs a value/],
+    );
+    for my $case (@other) {
+        my ($p, $args, $re) = @$case;
+        SKIP: {
+            skip "$p is not built" . ($p =~ /multigpu/ ? ' (NCCL not found: make nccl)' : ''), 1 unless -x $p;
+            my ($code, $out, $err) = run($p, @$args);
+            ok($code == 2 && $out eq '' && scalar(split /\n/, $err) == 1 && $err =~ $re, "$p @$args: exit 2, one line naming it")
+                or diag("exit $code: $err");
+        }
+    }
+    my ($code, $out) = run('cpu/cpu_gemm', '--help');
+    like($out, qr/--block B +tile size of the blocked variants, a multiple of 8 up to 1048576/, 'cpu_gemm --help names --block\'s largest');
 }
 
 # --describe: what each program is, without a GPU, as key=value lines (one block per

@@ -5,6 +5,7 @@
 #include "matrix.h"
 #include "timing.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -357,6 +358,55 @@ static void test_load_npy(void)
     remove("obj/test_junk.npy");
 }
 
+/* A .npy file (format 1.0) of float32 in C order whose header says shape, holding count floats. */
+static void write_npy_shape(const char *path, const char *shape, size_t count)
+{
+    char dict[256];
+    int len = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }", shape);
+    size_t header = (size_t)len + 1;
+    header += (64 - (10 + header) % 64) % 64;
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return;
+    const unsigned char head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(header & 0xff),
+                                    (unsigned char)(header >> 8)};
+    fwrite(head, 1, sizeof head, f);
+    fprintf(f, "%s%*s\n", dict, (int)(header - (size_t)len - 1), "");
+    for (size_t i = 0; i < count; i++)
+        fwrite(&(float){1.5f}, sizeof(float), 1, f);
+    fclose(f);
+}
+
+/* The shape's message names what is wrong with it: a side past INT_MAX (or past a long) is too
+ * large, named with the largest accepted; a side below 1 is no matrix; three sides are not 2-D. */
+static void test_npy_shapes(void)
+{
+    static const struct { const char *shape; size_t count; int loads; const char *says; } cases[] = {
+        {"(2, 3)", 6, 1, ""},
+        {"(4294967297, 4294967297)", 4, 0, "shape (4294967297, 4294967297) is too large: the largest accepted is "
+                                           "2147483647 rows by 2147483647 columns"},
+        {"(2147483648, 1)", 4, 0, "shape (2147483648, 1) is too large"},
+        {"(1, 99999999999999999999999999999999999999)", 4, 0, "is too large: the largest accepted is 2147483647"},
+        {"(2147483647, 2147483647)", 4, 0, "truncated: shape (2147483647, 2147483647) needs"},
+        {"(0, 5)", 0, 0, "shape (0, 5): a matrix needs at least one row and one column"},
+        {"(5, -1)", 0, 0, "shape (5, -1): a matrix needs at least one row and one column"},
+        {"(2, 3, 4)", 24, 0, "expected a 2-D matrix"},
+        {"(5,)", 5, 0, "expected a 2-D matrix"},
+    };
+    const char *path = "obj/test_shape.npy";
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        float *got = NULL;
+        int rows = 0, cols = 0;
+        char err[256] = "";
+        write_npy_shape(path, cases[i].shape, cases[i].count);
+        const int loaded = load_npy(path, &got, &rows, &cols, err, sizeof err) == 0;
+        ok(loaded == cases[i].loads && (loaded || (strstr(err, cases[i].says) && !got)), "load_npy: shape %s: %s",
+           cases[i].shape, loaded ? "loaded" : err);
+        free(got);
+    }
+    remove(path);
+}
+
 static void test_npy(void)
 {
     const float m[6] = {1, 2, 3, 4, 5, 6.5f};
@@ -393,6 +443,21 @@ static void test_parse(void)
     ok(parse_long("1e3", 1, 100000, &v) != 0, "parse_long: rejects '1e3'");
     ok(parse_long("99999999999999999999999", 1, 100000, &v) != 0, "parse_long: rejects overflow");
     ok(parse_long("100001", 1, 100000, &v) != 0, "parse_long: rejects above the maximum");
+    /* What check_long says is wrong: too large only for a whole number past the maximum. */
+    ok(check_long("2147483647", 1, INT_MAX, &v) == NUMBER_OK && v == INT_MAX, "check_long: INT_MAX is accepted");
+    ok(check_long("2147483648", 1, INT_MAX, &v) == NUMBER_TOO_LARGE, "check_long: INT_MAX + 1 is too large");
+    ok(check_long("3000000000", 1, INT_MAX, &v) == NUMBER_TOO_LARGE, "check_long: 3000000000 is too large");
+    ok(check_long("99999999999999999999999", 1, INT_MAX, &v) == NUMBER_TOO_LARGE,
+       "check_long: a number past a long is too large");
+    ok(check_long("9223372036854775807", 0, LONG_MAX, &v) == NUMBER_OK && v == LONG_MAX, "check_long: LONG_MAX");
+    ok(check_long("9223372036854775808", 0, LONG_MAX, &v) == NUMBER_TOO_LARGE, "check_long: LONG_MAX + 1 is too large");
+    ok(check_long("1000001", 1, 1000000, &v) == NUMBER_TOO_LARGE, "check_long: above a small maximum is too large");
+    ok(check_long("0", 1, INT_MAX, &v) == NUMBER_NOT_EXPECTED, "check_long: 0 below the minimum is not too large");
+    ok(check_long("-99999999999999999999", 1, INT_MAX, &v) == NUMBER_NOT_EXPECTED,
+       "check_long: a large negative number is not too large");
+    ok(check_long("3000000000x", 1, INT_MAX, &v) == NUMBER_NOT_EXPECTED, "check_long: trailing junk is not too large");
+    ok(check_long("+3000000000", 1, INT_MAX, &v) == NUMBER_NOT_EXPECTED, "check_long: a sign is refused as before");
+    ok(check_long("", 1, INT_MAX, &v) == NUMBER_NOT_EXPECTED, "check_long: an empty string");
 }
 
 static void test_timing(void)
@@ -464,6 +529,7 @@ int main(void)
     test_nonfinite_inputs();
     test_npy();
     test_load_npy();
+    test_npy_shapes();
     test_parse();
     test_timing();
     return done_testing();
