@@ -140,7 +140,7 @@ help:
 	@echo "make test-deep       the same and the exhaustive searches (range families at many n, short"
 	@echo "                     sums, every configuration and version at every size): before a change lands"
 	@echo "make reproduce       measure everything the READMEs show again, on this GPU and CPU, and"
-	@echo "                     redraw the charts and tables (ONLY=\"compare caps\", SKIP=\"cpu\")"
+	@echo "                     redraw the charts and tables (ONLY=\"compare caps\", SKIP=\"cpu\"; DRY_RUN=1: the plan)"
 	@echo "make compare         every step, cuBLAS (FP32 and TF32) and CUTLASS on the GPU at SIZES (default"
 	@echo "                     \"1000 4096\"), on uniform and wide inputs (DISTS=\"uniform wide\"),"
 	@echo "                     the comparison table, rows into results/local/<device>.csv"
@@ -279,7 +279,7 @@ cpu/cpu_gemm: $(CPU_OBJ) $(HARNESS)
 ifeq ($(OPENBLAS),0)
 	@echo "cpu_gemm: built without OpenBLAS (OPENBLAS=0): its comparisons skip"
 else ifeq ($(OPENBLAS_LIBS),)
-	@echo "cpu_gemm: built without OpenBLAS, the CPU chapter's optional ceiling (its comparisons skip): sudo apt-get install libopenblas-dev"
+	@echo "cpu_gemm: built without OpenBLAS, the CPU chapter's optional ceiling (its comparisons skip): $(APT) libopenblas-dev"
 endif
 
 # The transpose chapter: kernels in CUDA C, the rest in C.

@@ -23,9 +23,13 @@ tile-sweep: all
 # The CPU chapter: every variant, single-threaded then on all cores, and the lab's
 # block-size sweep; rows into results/<host>-cpu.csv.
 CPU_SIZES ?= 128 256 512 1000 1024 2048
+OPENBLAS_MISSING = $(if $(filter 0,$(OPENBLAS)),,cpu/cpu_gemm --features | grep -qx openblas=0 && \
+    echo "make cpu: OpenBLAS not found, so the chapter runs without its ceiling: $(APT) libopenblas-dev, then make cpu again" >&2; true)
 cpu: cpu/cpu_gemm
+	@$(OPENBLAS_MISSING)
 	python3 scripts/cpu_compare.py --sizes "$(CPU_SIZES)"
 cpu-sweep: cpu/cpu_gemm
+	@$(OPENBLAS_MISSING)
 	python3 scripts/cpu_compare.py --sweep
 
 # The transpose chapter: every variant at the text's 2048 x 1536 and at 8192 x 8192,
@@ -55,9 +59,10 @@ config-sweep: all
 	python3 scripts/experiment.py configs
 
 # Everything the READMEs show, measured again here (scripts/reproduce.py): ONLY="parts"
-# runs some of it, SKIP="parts" leaves some out; the plan and its time come first.
+# runs some of it, SKIP="parts" leaves some out; the plan and its time come first (DRY_RUN=1:
+# only the plan).
 reproduce: all versions obj/harness_test $(TEST_HELPERS)
-	python3 scripts/reproduce.py $(if $(ONLY),--only "$(ONLY)") $(if $(SKIP),--skip "$(SKIP)")
+	python3 scripts/reproduce.py $(if $(ONLY),--only "$(ONLY)") $(if $(SKIP),--skip "$(SKIP)") $(if $(DRY_RUN),--dry-run)
 
 # Charts into plots/ and the README tables, from results/, and the tensor-core chapter's
 # pictures (computed from the kernels' rules, no results). matplotlib where python3 can

@@ -7,7 +7,6 @@ from its folder (its experiments.json's "charts": the function in the step's Pyt
 them). Each is written as PNG and SVG, the same bytes from the same results (plots/drawing.py).
 Usage: plots/charts.py [--results DIR] [--out DIR] [--device NAME]
 """
-import argparse
 import glob
 import importlib
 import os
@@ -15,13 +14,12 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
-import drawing  # noqa: E402, F401  (matplotlib set up before any chart module draws)
 import ladder  # noqa: E402
 import tables_shared  # noqa: E402
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog="charts.py", description=__doc__.split("\n\n")[0])
+    p = ladder.ArgumentParser(prog="charts.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--results", default=os.path.join(ladder.ROOT, "results"))
     p.add_argument("--out", default=HERE)
     p.add_argument("--device", help="which device's results the ladder's charts draw (default: the one with the "
@@ -36,7 +34,16 @@ def main(argv):
     if device is not None and device not in devices:
         print(f"charts.py: no results for device '{device}' in {a.results}", file=sys.stderr)
         return 2
-    os.makedirs(a.out, exist_ok=True)
+    if os.path.exists(a.out) and not os.path.isdir(a.out):
+        print(f"charts.py: --out {a.out} is a file, not a folder", file=sys.stderr)
+        return 2
+    ladder.require_matplotlib()
+    try:
+        os.makedirs(a.out, exist_ok=True)
+    except OSError as err:
+        print(f"charts.py: --out {a.out}: {(err.strerror or str(err)).lower()}", file=sys.stderr)
+        return 2
+    import drawing  # noqa: F401  (matplotlib set up before any chart module draws)
     for path in sorted(glob.glob(os.path.join(HERE, "charts_*.py"))):
         importlib.import_module(os.path.basename(path)[:-3]).charts(a.results, a.out, device)
     for _, _, draw in ladder.step_functions("charts"):

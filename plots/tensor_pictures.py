@@ -6,13 +6,14 @@ No results are read.
 
 Usage: plots/tensor_pictures.py [--out DIR] [--step FOLDER]   (--step: that step's pictures alone)
 """
-import argparse
 import glob
 import importlib.util
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
+import ladder  # noqa: E402  (one-line refusals, matplotlib's check)
 
 
 def step_pictures(root=os.path.dirname(HERE)):
@@ -28,10 +29,13 @@ def step_pictures(root=os.path.dirname(HERE)):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog="tensor_pictures.py", description=__doc__.split("\n\n")[0])
+    p = ladder.ArgumentParser(prog="tensor_pictures.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default=HERE)
     p.add_argument("--step", help="only this step folder's pictures (stepNN_name)")
     a = p.parse_args(argv)
+    if os.path.exists(a.out) and not os.path.isdir(a.out):
+        p.error(f"--out {a.out} is a file, not a folder")
+    ladder.require_matplotlib()  # the pictures.py files draw with it (plots/drawing.py)
     found = [(folder, module) for folder, module in step_pictures() if a.step in (None, folder)]
     if a.step and not found:
         p.error(f"no pictures.py in a step folder '{a.step}'")

@@ -8,7 +8,6 @@ results/<device-slug>-<log>.txt, the log the declaration names.
 
 Usage: scripts/counters.py [--programs "PROGRAM ..."]
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -30,13 +29,16 @@ def plan(programs=None):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="counters.py", description=__doc__.split("\n\n")[0])
+    ap = ladder.ArgumentParser(prog="counters.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", default="", help="only these steps (default: every one that declares counters)")
     a = ap.parse_args(argv)
     declared = [step for step, _ in ladder.experiments("counters")]
     for prog in a.programs.split():
         if prog not in declared:
             ap.error(f"{prog} declares no counters in its experiments.json (those that do: {' '.join(declared)})")
+    ladder.require_tool("ncu", "make step-counters measures with Nsight Compute's ncu")
+    if ladder.require_gpu("counters.py") is None:
+        return ladder.EXIT_NO_GPU
     failed = 0
     for step, log, runs, metrics in plan(a.programs.split()):
         for binary, n in runs:
@@ -50,7 +52,9 @@ def main(argv):
                                cwd=ladder.ROOT, capture_output=True, text=True)
             print("".join(line + "\n" for line in p.stdout.splitlines() if line.startswith("    ") and
                           line[4:5].isalpha() and line[4:5].islower()), end="", flush=True)
-            failed += p.returncode != 0
+            if p.returncode != 0:
+                print(f"ncu on {binary} -n {n}: exit {p.returncode}: {p.stderr.strip()}", file=sys.stderr)
+                failed += 1
     return 1 if failed else 0
 
 

@@ -13,7 +13,6 @@ the date, the command, the compiler and OpenBLAS's own configuration string.
 Usage: scripts/cpu_compare.py [--sizes "128 256 512 1000 1024 2048"] [--threads T]
                               [--reps R] [--sweep]
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -70,7 +69,7 @@ def table(rows, sizes):
 
 def main(argv):
     global compiler_name
-    ap = argparse.ArgumentParser(prog="cpu_compare.py", description=__doc__.split("\n\n")[0])
+    ap = ladder.ArgumentParser(prog="cpu_compare.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=ladder.sizes_arg, default="128 256 512 1000 1024 2048")
     ap.add_argument("--threads", type=ladder.positive_int, default=os.cpu_count())
     ap.add_argument("--reps", type=ladder.positive_int, default=5)
@@ -85,6 +84,7 @@ def main(argv):
     if not os.path.exists(os.path.join(ladder.ROOT, EXE)):
         print(f"cpu_compare: {EXE} is not built (make cpu/cpu_gemm)", file=sys.stderr)
         return 2
+    ladder.require_tool("gcc", "the rows record the compiler that built cpu/cpu_gemm (gcc --version)")
     feats = ladder.cpu_features()
     compiler_name = compiler()
     stamp = ladder.now_stamp()

@@ -22,11 +22,12 @@ configuration, exit 2) is skipped, saying why; without a GPU nothing runs (exit 
                   variants ("variants": a -D parameter whose value is a column of the rows) and
                   the programs it names beside it ("beside": rows of the ladder or development
                   versions) at its sizes and inputs, into results/<device>-<sweep>.csv with a log;
-                  or a program of the step's own that prints its table ("program")
+                  or a program of the step's own that prints its table ("program"); a variant
+                  value the step does not declare, or a size its program cannot take (its
+                  "multiple_of"), is refused before anything is built or run
 
 Usage: scripts/experiment.py KIND [options]   (scripts/experiment.py KIND --help)
 """
-import argparse
 import concurrent.futures
 import os
 import re
@@ -138,7 +139,7 @@ def results_path(results, device, suffix=""):
 
 def options(kind, **defaults):
     """The options every kind takes (--sizes, --reps, --results) with the kind's defaults, and its own."""
-    ap = argparse.ArgumentParser(prog=f"experiment.py {kind}", description=DESCRIPTIONS[kind])
+    ap = ladder.ArgumentParser(prog=f"experiment.py {kind}", description=DESCRIPTIONS[kind])
     ap.add_argument("--sizes", type=ladder.sizes_arg, default=defaults.get("sizes"),
                     help=f"matrix sizes, space-separated (default: {defaults.get('sizes') or 'the declared ones'})")
     ap.add_argument("--reps", type=ladder.positive_int, default=defaults.get("reps", 10),
@@ -189,9 +190,15 @@ def compare(argv):
     unknown = [x for x in programs if x not in ladder.LADDER]
     if unknown:
         ap.error(f"unknown program '{unknown[0]}' (known: {' '.join(ladder.LADDER)})")
+    if not programs:
+        ap.error("--programs names no program")
     dists, reported = a.dists.split(), a.reported.split()
     if not dists or any(d not in ladder.DISTS + ladder.RANGE_DISTS for d in dists):
         ap.error(f"bad --dists: expected some of {' '.join(ladder.DISTS + ladder.RANGE_DISTS)}")
+    strays = [x for x in reported if x not in programs]
+    if strays:
+        ap.error(f"--reported names {' '.join(strays)}, which this run does not measure "
+                 f"(it runs: {' '.join(programs)})")
     if a.list:
         for prog in programs:
             d = ladder.PROGRAMS[prog]
@@ -233,14 +240,14 @@ def configs(argv):
     ap = options("configs", sizes="1000 2048 4096 8192")
     ap.add_argument("--programs", help="default: every program built here that has several configurations")
     a = ap.parse_args(argv)
-    device = ladder.require_gpu("config-sweep")
-    if device is None:
-        return ladder.EXIT_NO_GPU
     found = ladder.discover()
     programs = a.programs.split() if a.programs else [p for p, d in found.items() if d["configs"]]
     unknown = [p for p in programs if p not in found]
     if unknown:
         ap.error(f"unknown program '{unknown[0]}' (built here: {' '.join(found)})")
+    device = ladder.require_gpu("config-sweep")
+    if device is None:
+        return ladder.EXIT_NO_GPU
     runs = [Run(ladder.program_command(prog) + ["-n", n, "--reps", a.reps, "--csv", "--config", config],
                 f"{prog} {config} n={n}", fields={"program": prog, "config": config})
             for prog in programs for config in found[prog]["configs"] for n in a.sizes]
@@ -281,6 +288,16 @@ TILE_COLUMNS = ["date", "command", "kernel", "tile", "threads_per_block", "n", "
 TILE_KEY = ("kernel", "tile", "n", "device")
 
 
+MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit on every GPU the build targets
+
+
+def require_build_tools():
+    """A kind that builds its own variants runs make (the build's flags) and nvcc: both are
+    checked before anything runs (ladder.require_tool)."""
+    ladder.require_tool("make")
+    ladder.require_tool("nvcc")
+
+
 def built_in_parallel(jobs):
     """Run build jobs (callables) side by side, as many as there are CPUs: their results in order."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
@@ -289,8 +306,14 @@ def built_in_parallel(jobs):
 
 def tile_sweep(argv):
     ap = options("tile-sweep", sizes="512 1024 2048 4096 8192", reps=5)
-    ap.add_argument("--tiles", type=ladder.sizes_arg, default="4 8 16 32")
+    ap.add_argument("--tiles", type=ladder.sizes_arg, default="4 8 16 32",
+                    help="tile sizes TILE (a block of TILE x TILE threads: at most 32, CUDA's 1024 threads per block)")
     a = ap.parse_args(argv)
+    too_big = [t for t in a.tiles if t * t > MAX_THREADS_PER_BLOCK]
+    if too_big:
+        ap.error(f"--tiles {' '.join(map(str, too_big))}: a tile of TILE x TILE threads is at most "
+                 f"{MAX_THREADS_PER_BLOCK} threads (TILE <= 32)")
+    require_build_tools()
     device = ladder.require_gpu("tile-sweep")
     if device is None:
         return ladder.EXIT_NO_GPU
@@ -383,12 +406,24 @@ def warptile_sweep(argv):
     ap.add_argument("--programs", default=" ".join(declared), help="the steps to sweep (default: every one "
                     f"that declares it: {' '.join(declared)})")
     ap.add_argument("--shapes", choices=("first", "more", "third", "fourth", "fifth", "all"), default="all")
-    ap.add_argument("--stages", default="2 3 4", help="the pipeline depths to try, for a step that has stages")
+    ap.add_argument("--stages", type=ladder.sizes_arg, default="2 3 4",
+                    help="the pipeline depths to try, for a step that has stages (those of its configurations)")
     a = ap.parse_args(argv)
+    if not a.programs.split():
+        ap.error("--programs names no step")
     for prog in a.programs.split():
         if prog not in declared:
             ap.error(f"{prog} does not declare warptile_sweep in its experiments.json (those that do: "
                      f"{' '.join(declared)})")
+    found = ladder.discover()
+    for prog in a.programs.split():
+        # A depth is one of the step's own configurations' (--config BMxBNxBK/STAGES): its --describe says which.
+        depths = sorted({int(c.split("/")[1]) for c in found[prog]["configs"] if "/" in c})
+        unknown = [s for s in a.stages if s not in depths]
+        if declared[prog].get("stages") and unknown:
+            ap.error(f"--stages {' '.join(map(str, unknown))}: {prog}'s configurations have "
+                     f"{' '.join(map(str, depths))} stages")
+    require_build_tools()
     device = ladder.require_gpu("warptile-sweep")
     if device is None:
         return ladder.EXIT_NO_GPU
@@ -404,7 +439,7 @@ def warptile_sweep(argv):
         if code != 0:
             print(f"{step} {name}: does not build")
             continue
-        for stages in ([int(x) for x in a.stages.split()] if declared[step].get("stages") else [None]):
+        for stages in (a.stages if declared[step].get("stages") else [None]):
             config = name + (f"_s{stages}" if stages else "")
             fields = {"program": step, "config": config + "+swizzle", "threads": 32 * (bm // wm) * (bn // wn),
                       "registers": kernel_regs.get(stages, kernel_regs.get(None, "?")), "device": device}
@@ -414,6 +449,9 @@ def warptile_sweep(argv):
     got = measure(runs, Log(), ladder.now_stamp())
     print(ladder.record(results_path(a.results, device, "-warptile-sweep"), got["rows"], WARPTILE_COLUMNS,
                         WARPTILE_KEY))
+    if got["failed"]:  # a FAIL is expected of some shapes (fail_ok); a run that did not run is not
+        print("FAILED to run: " + "; ".join(got["failed"]), file=sys.stderr)
+        return 1
     return 0
 
 
@@ -455,11 +493,11 @@ def sweep_plan(step, name, entry, a):
     "table": the command of a program that prints its own table, "columns" and "key": its results
     file's}."""
     folder = ladder.step_folder(step)
-    if "program" in entry:  # a program of the step's own, printing its table
-        sizes = [n for n in (a.sizes or entry["sizes"]) if n % entry.get("multiple_of", 1) == 0]
+    if "program" in entry:  # a program of the step's own, printing its table (its sizes checked: sweep_refusal)
+        sizes = a.sizes or entry["sizes"]
         exe = f"obj/{folder}/{entry['program']}"
         cmd = [exe] + [arg.format(sizes=" ".join(map(str, sizes)), reps=a.reps) for arg in entry["args"]]
-        return {"builds": [exe], "table": cmd if sizes else None, "key": tuple(entry["key"])}
+        return {"builds": [exe], "table": cmd, "key": tuple(entry["key"])}
     variants = ladder.experiments()[step]["variants"] if entry.get("variants") else None
     column = [variants["column"]] if variants else []
     builds = variant_builds(step, a.variants.split() if a.variants is not None else None) if variants else []
@@ -485,6 +523,32 @@ def sweep_plan(step, name, entry, a):
             "key": ladder.KEY + tuple(column)}
 
 
+def sweep_refusal(chosen, a):
+    """Why the sweeps chosen ([(step, name, entry)]) cannot run as asked, in one line, or None: a
+    value of --variants that a step does not declare (its experiments.json's "variants": the
+    values it builds), --variants where no sweep chosen builds variants, or a size a sweep's own
+    program cannot take (its "multiple_of")."""
+    values = a.variants.split() if a.variants is not None else []
+    with_variants = list(dict.fromkeys(step for step, _, entry in chosen if entry.get("variants")))
+    if values and not with_variants:
+        return (f"--variants {' '.join(values)}: no sweep chosen builds variants (those that do: "
+                f"{' '.join(f'{s} {n}' for s, n, e in step_sweeps() if e.get('variants')) or 'none'})")
+    for step in with_variants:
+        declared = ladder.experiments()[step]["variants"]
+        known = [str(v) for v in declared["values"]]
+        unknown = [v for v in values if v not in known]
+        if unknown:
+            return (f"--variants {' '.join(unknown)}: {step} declares {declared['parameter']} = {' '.join(known)} "
+                    "(its experiments.json's \"variants\")")
+    for step, name, entry in chosen:
+        multiple = entry.get("multiple_of", 1)
+        off = [str(n) for n in (a.sizes or entry.get("sizes", [])) if n % multiple]
+        if "program" in entry and off:
+            return (f"{'--sizes' if a.sizes else step + chr(39) + 's experiments.json: sizes'} {' '.join(off)}: "
+                    f"{step}'s sweep {name} ({entry['program']}) takes sizes that are multiples of {multiple} only")
+    return None
+
+
 def sweep(argv):
     ap = options("sweep")
     ap.add_argument("--step", help="the step whose sweeps run (NN, stepNN; default: every step that declares one)")
@@ -501,20 +565,30 @@ def sweep(argv):
         steps = ["step" + a.step if a.step.isdigit() else a.step]
         if steps[0] not in ladder.STEPS:
             ap.error(f"no step '{a.step}' here (steps: {' '.join(ladder.STEPS)})")
-    todo = [(step, name, entry, sweep_plan(step, name, entry, a)) for step, name, entry in
-            step_sweeps(steps, a.name, a.part)]
-    if not todo:
-        print(f"sweep: nothing declared{' by ' + steps[0] if steps else ''}{' named ' + a.name if a.name else ''}"
-              f"{' for part ' + a.part if a.part else ''} (a step's experiments.json, \"sweeps\")")
+    chosen = step_sweeps(steps, a.name, a.part)
+    if not chosen:
+        what = (f"{' by ' + steps[0] if steps else ''}{' named ' + a.name if a.name else ''}"
+                f"{' for part ' + a.part if a.part else ''}")
+        declared = [f"{s} {n} (part {e.get('part', 'sweeps')})" for s, n, e in step_sweeps()]
+        if what:  # something was asked for that no step declares: refused, not run as nothing
+            ap.error(f"no sweep declared{what} (declared: {', '.join(declared) or 'none'})")
+        print("sweep: no step declares a sweep (a step's experiments.json, \"sweeps\")")
         return 0
+    refusal = sweep_refusal(chosen, a)
+    if refusal:
+        ap.error(refusal)
+    todo = [(step, name, entry, sweep_plan(step, name, entry, a)) for step, name, entry in chosen]
     if a.plan:
         for step, name, entry, plan in todo:
             print(f"{step}'s sweep {name}: into results/<device>-{name}.csv, by {', '.join(plan['key'])}")
             print("".join(f"  make {b}\n" for b in plan["builds"]), end="")
-            cmds = [run.cmd for run in plan["runs"]] if "runs" in plan else [plan["table"]] if plan["table"] else []
+            cmds = [run.cmd for run in plan["runs"]] if "runs" in plan else [plan["table"]]
             print("".join(f"  $ {' '.join(cmd)}\n" for cmd in cmds), end="")
         return 0
-    code, out = build(sorted({b for *_, plan in todo for b in plan["builds"]}))
+    targets = sorted({b for *_, plan in todo for b in plan["builds"]})
+    if targets:
+        ladder.require_tool("make", "the sweep builds its programs with make")
+    code, out = build(targets)
     if code != 0:
         print(out + "sweep: the builds failed", file=sys.stderr)
         return 1
@@ -529,8 +603,6 @@ def sweep(argv):
             got = measure(plan["runs"], log, stamp)
             failed += got["failed"]
             log.say(ladder.record(path, got["rows"], plan["columns"], plan["key"]))
-        elif plan["table"] is None:
-            log.say(f"{step}'s {name}: no size it can run (multiples of {entry.get('multiple_of', 1)})")
         else:  # its rows as the program prints them
             log.say("$ " + " ".join(plan["table"]))
             rows, code, err = run_table(plan["table"])

@@ -13,6 +13,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ladder  # noqa: E402
+
 FATBIN_MAGIC = 0xBA55ED50  # each fat binary in the section starts with it
 KIND_PTX, KIND_ELF = 1, 2
 
@@ -51,9 +54,15 @@ def describe(archs):
 
 
 def main(argv):
-    if not argv or argv[0] in ("-h", "--help"):
+    if argv[:1] in (["-h"], ["--help"]):
         print(__doc__.strip())
-        return 0 if argv else 2
+        return 0
+    options = [a for a in argv if a.startswith("-")]
+    if not argv or options:
+        print(f"fatbin_archs.py: {'unknown option ' + repr(options[0]) if options else 'no program named'}"
+              " (usage: scripts/fatbin_archs.py PROGRAM...)", file=sys.stderr)
+        return ladder.EXIT_USAGE
+    ladder.require_tool("objcopy", "the programs' fat binaries are read with binutils' objcopy")
     status = 0
     for exe in argv:
         if not os.path.isfile(exe):

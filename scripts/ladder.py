@@ -13,6 +13,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -221,6 +222,7 @@ HARNESS = "obj/libharness.a"  # common/*.c, as every program links it (the Makef
 
 def arch_flags():
     """nvcc's architecture flags of this build, as the Makefile computes them."""
+    require_tool("make")
     p = subprocess.run(["make", "-s", "-p", "-n", "all"], cwd=ROOT, capture_output=True, text=True)
     m = re.search(r"^ARCH_FLAGS :?= (.*)$", p.stdout, re.M)
     return m.group(1).split() if m else ["-arch=sm_90"]
@@ -229,6 +231,7 @@ def arch_flags():
 def build_variant(source, defines, exe, arch, extra=()):
     """A step's source built with -D flags into exe (a step's own experiment: its tile sizes,
     its tile shapes), as the Makefile builds the step: (exit code, nvcc's stderr)."""
+    require_tool("nvcc")
     os.makedirs(os.path.join(ROOT, os.path.dirname(exe)), exist_ok=True)
     cmd = ["nvcc", "-O3"] + list(arch) + ["-Icommon"] + list(extra) + [f"-D{d}" for d in defines] + \
         ["-o", exe, source, HARNESS, "-Xcompiler", "-fopenmp"]
@@ -346,8 +349,13 @@ CPU_GEMM = os.path.join("cpu", "cpu_gemm")
 
 def cpu_features():
     """What this CPU and cpu/cpu_gemm's build support (cpu_gemm --features: cpu, cpus, isa,
-    packed_isa, openblas, openmp, openblas_config)."""
-    p = subprocess.run([CPU_GEMM, "--features"], cwd=ROOT, capture_output=True, text=True, check=True)
+    packed_isa, openblas, openmp, openblas_config); one not built, or failing, ends the script in one line."""
+    try:
+        p = subprocess.run([CPU_GEMM, "--features"], cwd=ROOT, capture_output=True, text=True)
+    except OSError:
+        raise SystemExit(f"{CPU_GEMM} is not built (make {CPU_GEMM})")
+    if p.returncode != 0:
+        raise SystemExit(f"{CPU_GEMM} --features exited {p.returncode}: {p.stderr.strip()}")
     return dict(line.split("=", 1) for line in p.stdout.strip().splitlines() if "=" in line)
 
 
@@ -397,6 +405,82 @@ def require_gpu(script):
     if device is None:
         print(f"{script}: no GPU to run on: {info}", file=sys.stderr)
     return device
+
+
+# The tools a script runs, each with what it is for and how to get it, in the words of the
+# Makefile's `missing` lines: a script that lacks one says so in one line, before anything runs.
+CUDA_TOOL = "or put the toolkit's bin/ on PATH"
+TOOLS = {
+    "nvcc": ("the CUDA toolkit is needed", "install it from https://developer.nvidia.com/cuda-downloads {tool}"
+             " (export PATH=/usr/local/cuda/bin:$PATH)"),
+    "make": ("the programs are built with GNU Make", "{apt} make"),
+    "gcc": ("a C compiler is needed", "{apt} build-essential"),
+    "prove": ("make test runs the tests with prove", "{apt} perl"),
+    "objcopy": ("the fat binary is read with binutils' objcopy", "{apt} binutils"),
+    "nvidia-smi": ("the GPU's clocks and driver are read with nvidia-smi", "it comes with NVIDIA's driver "
+                   "(https://www.nvidia.com/drivers), or put the driver's folder on PATH"),
+    "cuobjdump": ("make sass disassembles with the CUDA toolkit's cuobjdump", "{apt} cuda-cuobjdump-{cuda}, {tool}"),
+    "ncu": ("this target measures with Nsight Compute's ncu", "{apt} cuda-nsight-compute-{cuda} "
+            "(https://developer.nvidia.com/nsight-compute), or put its folder on PATH"),
+    "compute-sanitizer": ("make sanitize runs the CUDA toolkit's compute-sanitizer",
+                          "{apt} cuda-sanitizer-{cuda}, {tool}"),
+}
+
+
+def cuda_package_version():
+    """The CUDA toolkit's version as NVIDIA's packages name it ("13-0"), read from nvcc --version
+    as the Makefile reads it (nvcc from PATH, else /usr/local/cuda/bin/nvcc)."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    try:
+        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        out = ""
+    m = re.search(r"release (\d+)\.(\d+)", out)
+    return f"{m.group(1)}-{m.group(2)}" if m else "<version>"
+
+
+def missing_tool(name, why=None):
+    """The line that says a tool is missing, what needs it and how to get it (the Makefile's
+    wording; the install command with sudo only where this user is not root)."""
+    default_why, how = TOOLS.get(name, (f"{name} is needed", ""))
+    apt = ("" if os.geteuid() == 0 else "sudo ") + "apt-get install"
+    if "{cuda}" in how:
+        how = how.replace("{cuda}", cuda_package_version())
+    how = how.replace("{apt}", apt).replace("{tool}", CUDA_TOOL)
+    return f"{name} not found: {why or default_why}" + (f": {how}" if how else "")
+
+
+def require_tool(name, why=None):
+    """A tool the script runs (its path): one that is not on PATH ends the script with one line
+    saying so and how to get it (missing_tool), exit 2, before anything runs."""
+    path = shutil.which(name)
+    if path is None:
+        print(missing_tool(name, why), file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+    return path
+
+
+def require_matplotlib():
+    """The charts and pictures draw with matplotlib: without it, one line naming how to get it
+    (make plots-env makes .venv with it; PLOT_PYTHON names a python that has it), exit 2."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print(f"matplotlib not found: {sys.executable} cannot import it: make plots-env "
+              "installs it into .venv (make plots then draws with .venv/bin/python), or "
+              "PLOT_PYTHON=a python that has it", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser with its errors in one line (the script, what is wrong; an unknown option
+    with the hint to --help), exit 2, as every program here refuses bad input."""
+
+    def error(self, message):
+        if message.startswith(("unrecognized arguments", "the following arguments")):
+            message += " (--help lists the options)"
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
 
 
 def skip_reason(code, stderr, too_big=False):
@@ -531,6 +615,9 @@ def main(argv):
     in results/programs.csv (make plots does, so that a new step is charted by its own words).
     scripts/ladder.py before [--version] NAME: the source before NAME's and NAME's own, on the
     ladder or (--version) in its chain of versions (make diff)."""
+    if argv[:1] in (["-h"], ["--help"]):
+        print("\n".join(line.strip() for line in main.__doc__.splitlines()))
+        return 0
     if argv == ["caps"]:
         print("\n".join(str(limit) for limit in SMEM_CAPS))
         return 0
@@ -542,7 +629,13 @@ def main(argv):
     if argv[:1] == ["before"] and len(argv) in (2, 3) and (len(argv) == 2 or argv[1] == "--version"):
         pair = before(argv[-1], in_chain=len(argv) == 3)
         if pair is None:
-            print(f"ladder.py: '{argv[1]}' is not a step or development version with one before it", file=sys.stderr)
+            if len(argv) == 3:
+                names = [v["program"] for chain in version_chains() for v in chain]
+                print(f"make diff: VERSION={argv[-1]} names no development version with one before it "
+                      f"(the versions: {' '.join(names)}; or a step, VERSION=stepNN)", file=sys.stderr)
+            else:
+                print(f"make diff: {argv[-1]} is not a step with one before it (the steps: "
+                      f"{' '.join(os.path.basename(b) for b in step_binaries()[1:])})", file=sys.stderr)
             return EXIT_USAGE
         print(*pair)
         return 0

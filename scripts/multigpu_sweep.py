@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """make multigpu-sweep: the multi-GPU chapter's scaling runs. Strong scaling: every algorithm
-at each size on 1, 2, ... GPUs (up to the machine's count); weak scaling: the work per GPU
+at each size on 1, 2, ... GPUs (up to the machine's count; --gpus asking for more than it has is
+refused, exit 4, before anything runs); weak scaling: the work per GPU
 held at that of --weak-base on one GPU (n grows as the cube root of the GPU count). The
 table gives time, TFLOPS, the communication and the local products each timed alone,
 parallel efficiency against one GPU's cuBLAS SGEMM of the same n (the rows algorithm on
@@ -27,9 +28,11 @@ COLUMNS = ["date", "command"] + PROGRAM_COLUMNS
 KEY = ("algo", "local", "n", "gpus", "grid", "panel", "device", "dist")
 
 
-def features():
-    p = subprocess.run([EXE, "--features"], cwd=ladder.ROOT, capture_output=True, text=True, check=True)
-    return dict(line.split("=", 1) for line in p.stdout.strip().splitlines() if "=" in line)
+def record_name(text):
+    """argparse type of --record-in: a word for the results file's name, not a path."""
+    if not text or not all(c.isalnum() or c in "-_" for c in text):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a name of letters, digits, - and _")
+    return text
 
 
 def weak_size(base, gpus):
@@ -64,29 +67,62 @@ def table(rows):
                               "x cuBLASMp", "comp err", "result"], body, left=(0, 3, 11))
 
 
+def gpu_counts(text):
+    """argparse type of --gpus: "1 2 4" -> [1, 2, 4], at least one, each a whole number >= 1."""
+    counts = ladder.sizes_arg(text)
+    return sorted(set(counts))
+
+
+def counts_to_run(asked, available):
+    """The GPU counts to run: those asked (all of them, or the run is refused), else 1 ... every
+    GPU this machine has; (counts, None), or (None, the one line that refuses) when the machine
+    has fewer GPUs than a count asked for."""
+    if not asked:
+        return list(range(1, available + 1)), None
+    if max(asked) > available:
+        return None, (f"multigpu_sweep.py: --gpus asks for {max(asked)} GPUs; this machine has {available}"
+                      f" (--gpus \"{' '.join(str(g) for g in range(1, available + 1))}\" runs on those it has)"
+                      if available else
+                      f"multigpu_sweep.py: --gpus asks for {max(asked)} GPUs; this machine has none")
+    return list(asked), None
+
+
+def features():
+    """What multigpu/multigpu says of its build and of this machine (--features: nccl, cublasmp,
+    cublasmp_why, gpus); one that cannot say ends the script with its message."""
+    p = subprocess.run([EXE, "--features"], cwd=ladder.ROOT, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"multigpu_sweep.py: {EXE} --features exited {p.returncode}: {p.stderr.strip()}", file=sys.stderr)
+        raise SystemExit(p.returncode)
+    return dict(line.split("=", 1) for line in p.stdout.strip().splitlines() if "=" in line)
+
+
 def main(argv):
-    ap = argparse.ArgumentParser(prog="multigpu_sweep.py", description=__doc__.split("\n\n")[0])
+    ap = ladder.ArgumentParser(prog="multigpu_sweep.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=ladder.sizes_arg, default=ladder.sizes_arg("16384 32768"))
-    ap.add_argument("--gpus", default=None, help="GPU counts, space-separated (default 1 .. all)")
+    ap.add_argument("--gpus", type=gpu_counts, default=None, help="GPU counts, space-separated (default 1 .. all); "
+                    "a count this machine lacks is refused (exit 4)")
     ap.add_argument("--weak-base", type=ladder.positive_int, default=16384)
     ap.add_argument("--reps", type=ladder.positive_int, default=3)
     ap.add_argument("--panel", type=ladder.positive_int, default=8192)
-    ap.add_argument("--record-in", default="multigpu", help="results/<device>-NAME.csv (default multigpu)")
-    ap.add_argument("--dist", default="uniform")
+    ap.add_argument("--record-in", type=record_name, default="multigpu",
+                    help="results/<device>-NAME.csv (default multigpu)")
+    ap.add_argument("--dist", choices=ladder.DISTS + ladder.RANGE_DISTS, default="uniform")
     a = ap.parse_args(argv)
     results = ladder.measurements_dir()  # checked before anything is measured
+    if not os.path.exists(os.path.join(ladder.ROOT, EXE)):
+        print(f"multigpu_sweep.py: {EXE} is not built: NCCL was not found (make nccl fetches it)",
+              file=sys.stderr)
+        return ladder.EXIT_USAGE
     device = ladder.require_gpu("multigpu_sweep.py")
     if device is None:
         return ladder.EXIT_NO_GPU
     f = features()
     available = int(f["gpus"])
-    try:
-        counts = [int(g) for g in a.gpus.split()] if a.gpus else list(range(1, available + 1))
-    except ValueError:
-        counts = []
-    if not counts or min(counts) < 1:
-        ap.error("--gpus: whole numbers >= 1")
-    counts = [g for g in counts if g <= available] or [1]
+    counts, refusal = counts_to_run(a.gpus, available)
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return ladder.EXIT_NO_FEATURE
     print(f"# NCCL {f['nccl']}, cuBLASMp {f['cublasmp'] or 'not run: ' + f['cublasmp_why']}, {available} GPUs",
           flush=True)
     runs = [(n, g) for n in a.sizes for g in counts]

@@ -41,10 +41,11 @@ Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
   plots           the charts and the README tables, from results/
 
 Usage: scripts/reproduce.py [--only "PART ..."] [--skip "PART ..."] [--dry-run]
+(--dry-run: the plan and each part's commands, and stop; it needs no GPU, and marks the parts that do)
 """
-import argparse
 import datetime
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -139,8 +140,8 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
     if part == "article":
         return [(ladder.program_command(p) + ["-n", "1000", "--reps", str(REPS)], None, "article-style")
                 for p in ladder.LADDER]
-    if part == "caps":
-        limit = int(fields["smem_device_optin_bytes"])
+    if part == "caps":  # without a GPU (a dry run's plan), every cap: the GPU decides which are below its own
+        limit = int(fields["smem_device_optin_bytes"]) if fields else max(ladder.SMEM_CAPS) + 1
         capped = list(dict.fromkeys(p for step, entry in ladder.experiments("caps") for p in (entry["beside"], step)))
         if not capped:
             return []
@@ -176,6 +177,21 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
     if part == "plots":
         return [(make("plots"), None, "plots")]
     raise ValueError(part)
+
+
+def empty_reason(part, have_ncu):
+    """Why a part has nothing to run here, for the plan."""
+    if part == "ncu" and not have_ncu:
+        return "ncu is not installed"
+    if part == "multigpu":
+        return "multigpu/multigpu is not built: NCCL was not found (make nccl fetches it)"
+    return "no step declares it" if part in ("caps", "rounding", "sweeps") else "nothing to do"
+
+
+def tools_of(cmds):
+    """The tools a part's commands run from PATH (make, nvidia-smi, date, sh: a command's first
+    word without a folder; the programs built here and this Python are not looked up)."""
+    return list(dict.fromkeys(cmd[0] for cmd, _, _ in cmds if os.sep not in cmd[0]))
 
 
 def read_timings(results):
@@ -222,45 +238,61 @@ def run_logged(cmd, env, log, echo):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="reproduce.py", description=__doc__.split("\n\n")[0])
+    ap = ladder.ArgumentParser(prog="reproduce.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default="", help="run only these parts (space-separated)")
     ap.add_argument("--skip", default="", help="leave these parts out")
-    ap.add_argument("--dry-run", action="store_true", help="print the plan and stop")
+    ap.add_argument("--dry-run", action="store_true", help="print the plan, each part's commands, and stop (no GPU "
+                    "needed: the parts that need one are marked)")
     a = ap.parse_args(argv)
     only, skip = a.only.split(), a.skip.split()
     for name in only + skip:
         if name not in PARTS:
             ap.error(f"unknown part '{name}' (parts: {' '.join(PARTS)})")
     parts = [p for p in PARTS if (not only or p in only) and p not in skip]
+    if not parts:
+        ap.error(f"--only \"{a.only}\" and --skip \"{a.skip}\" leave no part to run")
+    results = ladder.measurements_dir()  # checked before anything is measured
     ladder.discover()  # the programs built here, each described by itself
 
     device, fields = ladder.gpu_info()
-    if device is None and any(p in GPU_PARTS for p in parts):
+    if device is None and any(p in GPU_PARTS for p in parts) and not a.dry_run:
         print(f"reproduce: no GPU to measure: {fields}. Without one, ONLY=\"cpu plots\" measures the CPU "
-              "chapter and redraws the charts.", file=sys.stderr)
+              "chapter and redraws the charts (--dry-run shows the whole plan).", file=sys.stderr)
         return ladder.EXIT_NO_GPU
     if device and "capped to" in device:
         print(f"reproduce: MATMUL_SMEM_LIMIT is set ({device}); reproduce measures the GPU as it is "
               "(its 'caps' part applies the caps itself): unset it", file=sys.stderr)
         return 2
     have_ncu, have_sanitizer = shutil.which("ncu") is not None, shutil.which("compute-sanitizer") is not None
-    results = ladder.measurements_dir()
     slug = ladder.slug(device) if device else "no-gpu"
-    timings = read_timings(results)
+    # What each part took before: the recorded runs' timings, then those of the runs made here.
+    timings = read_timings(ladder.REFERENCE_RESULTS) + (
+        read_timings(results) if os.path.abspath(results) != os.path.abspath(ladder.REFERENCE_RESULTS) else [])
+    fields = fields if device else None
 
     plan = [(p, part_commands(p, device, fields, have_ncu, have_sanitizer)) for p in parts]
+    missing = {p: [t for t in tools_of(cmds) if shutil.which(t) is None] for p, cmds in plan}
     total = 0.0
     print(f"make reproduce on {device or 'this machine (no GPU)'}: {len(parts)} parts")
     for i, (part, cmds) in enumerate(plan, 1):
         est = estimate(part, device, fields, timings)
         total += est or 0
-        why = "" if cmds else (" (skipped: ncu is not installed)" if part == "ncu" else " (skipped: nothing to do)")
-        print(f"  [{i:2d}] {part:15s} {len(cmds):2d} commands, about {minutes(est)}{why}")
+        notes = ([] if cmds else [f"skipped: {empty_reason(part, have_ncu)}"]) + \
+            (["needs a GPU"] if device is None and part in GPU_PARTS else []) + \
+            [f"{t} not found" for t in missing[part]]
+        print(f"  [{i:2d}] {part:15s} {len(cmds):2d} commands, about {minutes(est)}"
+              + (f" ({'; '.join(notes)})" if notes else ""))
+        if a.dry_run:
+            print("".join(f"         $ {shlex.join(cmd)}" + (f"   [{' '.join(f'{k}={v}' for k, v in env.items())}]"
+                                                          if env else "") + "\n" for cmd, env, _ in cmds), end="")
     print(f"  in all about {minutes(total)}" + (" (parts never measured before are not counted)"
                                                if any(estimate(p, device, fields, timings) is None for p in parts)
                                                else ""), flush=True)
     if a.dry_run:
         return 0
+    for part, tools in missing.items():  # every tool the plan runs, before any part runs
+        for tool in tools:
+            ladder.require_tool(tool, f"make reproduce's part '{part}' runs {tool}")
 
     stamp = datetime.datetime.now(datetime.timezone.utc)
     failed, done = [], []

@@ -12,7 +12,6 @@ the sanitizer's report.
 
 Usage: scripts/sanitize.py [--sizes "17 100"] [--only "PROGRAM ..."]
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -56,7 +55,7 @@ def select(found, only):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="sanitize.py", description=__doc__.split("\n\n")[0])
+    ap = ladder.ArgumentParser(prog="sanitize.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=ladder.sizes_arg, default="17 100")
     ap.add_argument("--only", help="these programs only (their rows' names, space-separated), no transpose")
     a = ap.parse_args(argv)
@@ -66,8 +65,14 @@ def main(argv):
         if unknown:
             ap.error(f"no program named {' '.join(unknown)} here (built: {' '.join(found)})")
         found = chosen
-    subprocess.run([sys.executable, os.path.join("scripts", "special_inputs.py"), "obj/sanitize_special"],
-                   cwd=ladder.ROOT, check=True)
+    ladder.require_tool("compute-sanitizer")
+    if ladder.require_gpu("sanitize.py") is None:
+        return ladder.EXIT_NO_GPU
+    p = subprocess.run([sys.executable, os.path.join("scripts", "special_inputs.py"), "obj/sanitize_special"],
+                       cwd=ladder.ROOT, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(p.stderr.strip() or f"special_inputs.py exited {p.returncode}", file=sys.stderr)
+        return p.returncode
     done, skipped = 0, {}
     for what, tools, cmd in runs(found, a.sizes, transpose=not a.only):
         if cmd[0] in skipped:

@@ -24,17 +24,26 @@ def save_npy(path, n, value):
 
 
 def main(argv):
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
     if len(argv) not in (1, 2) or (len(argv) == 2 and not argv[1].isdigit()) or argv[0].startswith("-"):
-        print("usage: special_inputs.py DIR [N]", file=sys.stderr)
+        print("usage: special_inputs.py DIR [N]  (N: a whole number, at least 3)", file=sys.stderr)
         return 2
     folder, n = argv[0], int(argv[1]) if len(argv) == 2 else 300
     if n < 3:
         print("special_inputs.py: N must be at least 3", file=sys.stderr)
         return 2
-    os.makedirs(folder, exist_ok=True)
-    special = {(0, 0): math.inf, (2, 1): -math.inf, (1, 2): math.nan}
-    save_npy(os.path.join(folder, "a.npy"), n, lambda i, j: special.get((i, j), float((i + 2 * j) % 7 + 1)))
-    save_npy(os.path.join(folder, "b.npy"), n, lambda i, j: float((3 * i + j) % 5 + 1))
+    try:
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            raise NotADirectoryError(0, "is a file, not a folder")
+        os.makedirs(folder, exist_ok=True)
+        special = {(0, 0): math.inf, (2, 1): -math.inf, (1, 2): math.nan}
+        save_npy(os.path.join(folder, "a.npy"), n, lambda i, j: special.get((i, j), float((i + 2 * j) % 7 + 1)))
+        save_npy(os.path.join(folder, "b.npy"), n, lambda i, j: float((3 * i + j) % 5 + 1))
+    except OSError as err:
+        print(f"special_inputs.py: {err.filename or folder}: {(err.strerror or str(err)).lower()}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -6,7 +6,6 @@ results/<device-slug>-transpose.csv, replacing earlier rows of the same key.
 
 Usage: scripts/transpose_compare.py [--shapes "1536x2048 8192x8192"] [--iters K]
 """
-import argparse
 import os
 import sys
 
@@ -34,7 +33,7 @@ def table(rows):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="transpose_compare.py", description=__doc__.split("\n\n")[0])
+    ap = ladder.ArgumentParser(prog="transpose_compare.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--shapes", default="1536x2048 8192x8192", help="ROWSxCOLS, space-separated")
     ap.add_argument("--iters", type=ladder.positive_int, default=20)
     a = ap.parse_args(argv)
@@ -45,6 +44,9 @@ def main(argv):
         shapes = []
     if not shapes or not all(len(s) == 2 and min(s) >= 1 for s in shapes):
         ap.error("--shapes: ROWSxCOLS with whole numbers >= 1")
+    if not os.path.exists(os.path.join(ladder.ROOT, EXE)):
+        print(f"transpose_compare.py: {EXE} is not built (make {EXE})", file=sys.stderr)
+        return ladder.EXIT_USAGE
     device = ladder.require_gpu("transpose")
     if device is None:
         return ladder.EXIT_NO_GPU

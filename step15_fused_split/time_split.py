@@ -12,7 +12,6 @@ results/<device>-step15-time-split.csv.
 
 Usage: step15_fused_split/time_split.py [--sizes "4096 8192"] [--rounds 3] [--reps 20]
 """
-import argparse
 import concurrent.futures
 import os
 import statistics
@@ -50,18 +49,25 @@ def variant_source(edits):
     text = open(SOURCE).read()
     for old, new in edits:
         if text.count(old) != 1:
-            raise SystemExit(f"time_split.py: step15.cu no longer holds, once, the text this variant replaces:\n{old}")
+            raise SystemExit("time_split.py: step15.cu no longer holds, once, the text a variant replaces (its "
+                             f"first line: {old.strip().splitlines()[0]!r}): update SKIP_TRANSFORM or SKIP_A_SPLIT")
         text = text.replace(old, new)
     return text
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog="time_split.py", description=__doc__.split("\n\n")[0])
+    p = ladder.ArgumentParser(prog="time_split.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", type=ladder.sizes_arg, default="4096 8192")
     p.add_argument("--rounds", type=ladder.positive_int, default=3)
     p.add_argument("--reps", type=ladder.positive_int, default=20)
     a = p.parse_args(argv)
     results = ladder.measurements_dir()  # checked before anything is measured
+    ladder.require_tool("nvcc", "time_split.py builds its variants of step15.cu with nvcc")
+    if not os.path.exists(os.path.join(ladder.ROOT, BESIDE[1])):
+        print(f"time_split.py: {BESIDE[1]} is not built (run make)", file=sys.stderr)
+        return 1
+    for _, edits in VARIANTS:  # the source still holds what each variant replaces
+        variant_source(edits)
     device = ladder.require_gpu("time_split.py")
     if device is None:
         return ladder.EXIT_NO_GPU
@@ -79,9 +85,6 @@ def main(argv):
         if code != 0:
             print(f"{exe} ({name}): does not build: {err}", file=sys.stderr)
             return 1
-    if not os.path.exists(os.path.join(ladder.ROOT, BESIDE[1])):
-        print(f"time_split.py: {BESIDE[1]} is not built (run make)", file=sys.stderr)
-        return 1
     todo.append((BESIDE[0], None, BESIDE[1]))
     times = {}
     for _ in range(a.rounds):

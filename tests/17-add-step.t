@@ -114,11 +114,12 @@ ok($code == 0 && @ran >= 3 && grep({ m{/ozaki\.t$} } @ran), "its own tests pass 
 # step as built and the programs it names, rows keyed by its variants' column; on a GPU a tiny
 # one runs (one size, one variant) and records them so; without one the variant is built and the
 # runner says why it stops.
-($code, $out, $err) = run('python3', 'scripts/experiment.py', 'sweep', '--step', '99', '--sizes', '7', '--variants',
+# (n = 8: every sweep it declares can take it, its own program's included: multiples of 4)
+($code, $out, $err) = run('python3', 'scripts/experiment.py', 'sweep', '--step', '99', '--sizes', '8', '--variants',
                           $values[1], '--plan');
 ok($code == 0 && $out =~ m{^step99's sweep $sweep: into results/<device>-$sweep\.csv, by program, n, device, dist, $column$}m
-   && $out =~ m{^  make \Q$variant\E$}m && $out =~ m{^  \$ \Q$variant\E -n 7 --dist wide --csv}m
-   && $out =~ m{^  \$ step99_copy/step99 -n 7 --dist uniform --csv}m
+   && $out =~ m{^  make \Q$variant\E$}m && $out =~ m{^  \$ \Q$variant\E -n 8 --dist wide --csv}m
+   && $out =~ m{^  \$ step99_copy/step99 -n 8 --dist uniform --csv}m
    && (() = $out =~ /^step99's sweep /mg) == keys %{ $declared->{sweeps} },
    "make sweep STEP=99 plans every sweep it declares: its variant and the programs it names, by the column $column")
     or diag("$out$err");

@@ -46,10 +46,21 @@ for my $case ([['--gpus', '0'], qr/bad --gpus '0'/], [['--gpus', '17'], qr/bad -
         or diag("exit $code: $err");
 }
 
+# The scaling sweep (scripts/multigpu_sweep.py) refuses a bad GPU count before it looks for a GPU.
+my @sweep = ('python3', 'scripts/multigpu_sweep.py', '--sizes', 8, '--reps', 1);
+for my $bad ('0', 'two') {
+    ($code, $out, $err) = run(@sweep, '--gpus', $bad);
+    ok($code == $EXIT{usage} && scalar(split /\n/, $err) == 1 && $err =~ /--gpus/,
+       "multigpu_sweep.py --gpus $bad: exit 2, one line") or diag("exit $code: $err");
+}
+
 my ($has_gpu, $why) = gpu_available();
 unless ($has_gpu) {
     ($code, $out, $err) = run($exe, '-n', 8);
     ok($code == $EXIT{no_gpu} && scalar(split /\n/, $err) == 1, "no GPU: exit 3, one line") or diag($err);
+    ($code, $out, $err) = run(@sweep, '--gpus', 8);
+    ok($code == $EXIT{no_gpu} && scalar(split /\n/, $err) == 1 && $err =~ /no GPU/,
+       "multigpu_sweep.py --gpus 8 without a GPU: exit 3, one line") or diag("exit $code: $err");
     done_testing();
     exit 0;
 }
@@ -89,6 +100,16 @@ if ($gpus >= 2) {
 ($code, $out, $err) = run($exe, '--gpus', $gpus + 1, '-n', 8);
 ok($code == $EXIT{no_feature} && scalar(split /\n/, $err) == 1 && $err =~ /this machine has $gpus/,
    "--gpus " . ($gpus + 1) . ": exit 4, one line") or diag("exit $code: $err");
+{   # the sweep asked for more GPUs than there are: refused before any run, nothing recorded
+    local $ENV{MATMUL_RESULTS} = 'obj/multigpu_sweep_refused';
+    system('rm', '-rf', $ENV{MATMUL_RESULTS});
+    ($code, $out, $err) = run(@sweep, '--gpus', "1 " . ($gpus + 1));
+    ok($code == $EXIT{no_feature} && scalar(split /\n/, $err) == 1
+       && $err =~ /asks for @{[$gpus + 1]} GPUs; this machine has $gpus\b/ && $out !~ /^\$ /m
+       && !glob("$ENV{MATMUL_RESULTS}/*.csv"),
+       "multigpu_sweep.py --gpus '1 " . ($gpus + 1) . "': exit 4, one line naming both counts, nothing run")
+        or diag("exit $code: $out$err");
+}
 ($code, $out, $err) = run($exe, '--gpus', 1, '--grid', '2x2', '-n', 8);
 ok($code == $EXIT{usage} && scalar(split /\n/, $err) == 1 && $err =~ /4 places for 1 GPUs/,
    "--grid 2x2 on 1 GPU: exit 2, one line") or diag("exit $code: $err");
