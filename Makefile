@@ -66,11 +66,13 @@ endif
 
 # GPU code. ARCH=sm_75 (any -arch value) builds for that architecture. Otherwise the
 # installed GPU's, read from nvidia-smi; with no GPU, a fat binary that runs on any GPU a
-# student is likely to have: machine code for every architecture below that this nvcc
-# knows, plus PTX of the newest for GPUs that come after it.
+# student is likely to have: machine code for each major version below that this nvcc knows
+# (a GPU runs machine code built for an earlier minor version of its major one: sm_86 and
+# sm_89 cards run sm_80's), plus PTX of the newest for GPUs that come after it. make
+# all-archs builds for every architecture, one at a time.
 ALL_ARCHS := 75 80 86 89 90 100 120
 NVCC_ARCHS := $(shell $(NVCC) --list-gpu-code 2>/dev/null | sed -n 's/^sm_\([0-9]*\)$$/\1/p')
-FAT_ARCHS := $(filter $(NVCC_ARCHS),$(ALL_ARCHS))
+FAT_ARCHS := $(filter $(NVCC_ARCHS),75 80 90 100 120)
 GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
 ifneq ($(ARCH),)
   ARCH_FLAGS := -arch=$(ARCH)
@@ -413,6 +415,7 @@ TEST_FILES = tests/ $(wildcard $(addsuffix /tests,$(STEP_DIRS)))
 # The programs and test helpers build one job per CPU unless make was given its own -j.
 TEST_BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
 test test-deep:
+	@echo "make $@: building the programs and test helpers first$(if $(GPU_CC)$(ARCH),, (no GPU here: each for $(words $(FAT_ARCHS)) architectures$(comma) most of the time on a small machine))"
 	$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) all obj/harness_test $(TEST_HELPERS)
 	$(if $(filter test-deep,$@),TEST_DEPTH=deep )prove $(PROVE_FLAGS) $(TEST_FILES)
 .PHONY: test-deep
