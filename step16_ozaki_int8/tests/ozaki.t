@@ -7,9 +7,12 @@
 # from there) keep the componentwise error within the fp32 bound, or no worse than a plain FP32
 # loop, on six of the harness's seven input families at n = 1 ... 100 and 128 ... 192. The
 # control: the mixed family (80 binades in one row) must fail at those counts, so the check can
-# fail. Plain C, no GPU: CI runs it all. The step's folder, its program and its other programs
-# are this file's own (make builds the model into obj/test/<folder>/): a copy of the folder
-# tests itself.
+# fail. The span rule: where a row (column) spans too many binades for its bits, the model's search
+# finds no case past the fp32 bound inside the rule and one past it at every crafted worst case
+# outside (control: a rule one binade too trusting fails); the leads for what is past the rule
+# (bands, an FP32 path, a check after the products) keep the bound. Plain C, no GPU: CI runs it
+# all. The step's folder, its program and its other programs are this file's own (make builds the
+# model into obj/test/<folder>/): a copy of the folder tests itself.
 use strict;
 use warnings;
 use Test::More;
@@ -68,6 +71,23 @@ is($code, 1, 'the control: the model exits 1 when a check fails');
 ($code, $out, $err) = run($model, '--moduli', $long, '--sizes', $long_from, '--trials', 1, '--expect', "$long mixed");
 like($out, qr/^not ok \d+ - mixed inputs, $long moduli/m, "the control: mixed inputs fail at $long moduli, n = $long_from")
     or diag($out . $err);
+
+# The span rule: rows of A and columns of B crafted at its edge and on both sides, n = 1 ... 300 and
+# long sums (the model's --span-search); every check is the model's own TAP line.
+($code, $out, $err) = run($model, '--span-search');
+($lines) = pass_on('span search', $code, $out, $err);
+ok($lines >= 20 && $code == 0, "the span search: exit $code, $lines checks") or diag($err);
+# The control: a rule that trusts every span one binade more lets cases past the bound through.
+($code, $out, $err) = run($model, '--span-search', '--span-n', 40, '--span-slack', 1);
+like($out,
+     qr/^not ok \d+ - the span rule, zero \(A's row spans\).*trusted 1 binade more: \d+ cases where it holds, [1-9]/m,
+     'the control: a rule one binade too trusting is caught') or diag($out . $err);
+is($code, 1, 'the control: the search exits 1 when a check fails');
+# What to do past the rule (bands, more moduli, an FP32 path, a check after the products): bands, the
+# FP32 path and the check keep the bound.
+($code, $out, $err) = run($model, '--span-leads');
+($lines) = pass_on('span leads', $code, $out, $err);
+ok($lines >= 3 && $code == 0, "the span leads: exit $code, $lines checks") or diag($err);
 
 # The cases a GPU step is matched against, bit for bit: A, B and the model's C per family and n.
 my $cases = "obj/ozaki_cases_$$";
@@ -131,7 +151,9 @@ SKIP: {
 }
 
 # Bad usage: one line, exit 2.
-for my $bad (['--sizes', '0'], ['--sizes', '5000'], ['--sizes', '7x'], ['--moduli', '15'], ['--trials', 'abc']) {
+for my $bad (['--sizes', '0'], ['--sizes', '5000'], ['--sizes', '7x'], ['--moduli', '15'], ['--trials', 'abc'],
+             ['--span-search', '--span-n', '0'], ['--span-search', '--span-moduli', '15'],
+             ['--span-search', '--span-slack', 'x']) {
     ($code, $out, $err) = run($model, @$bad);
     ok($code == 2 && $err =~ /\Aozaki_model: [^\n]+\n\z/, "@$bad: exit 2 and one line") or diag("exit $code: $err");
 }

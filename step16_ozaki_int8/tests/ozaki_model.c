@@ -1,6 +1,6 @@
 /* Ozaki scheme II on the CPU, exactly as ozaki.h (this step's) defines it: the scaled integers, their
  * residues, one exact integer product per modulus, the remainder theorem, one rounding to FP32.
- * What it checks (TAP), and what it measures (notes):
+ * What it checks (TAP), and what it measures (notes), by default:
  *
  *   1. the remainder theorem gives back the integer product A' B' exactly, for every number of
  *      moduli, on random and extreme inputs (the integer product computed directly, in 128 bits);
@@ -23,6 +23,22 @@
  *                     model's C at the default count for n (ozaki_default_moduli) as
  *                     DIR/FAMILY_nN/a.npy, b.npy and c_model.npy: a GPU step that computes Ozaki
  *                     scheme II as ozaki.h defines it must give that C bit for bit
+ *
+ * --span-search: the span rule (below, before ozaki_element): where a row of A or a column of B spans
+ *   too many binades for its alpha (beta) bits, the fp32 bound can fail; the rule says exactly where.
+ *   The search crafts rows and columns at the rule's edge and on both sides (spans 6 ... 30 binades;
+ *   the largest element's partner zero, small or normal; graded along k; both operands) at every
+ *   n = 1 ... 300, and the zero family at 1000 ... 16384, and checks: no case past the bound where the
+ *   rule holds; every crafted worst case past the bound where it fails; the first span past the bound
+ *   the edge + 1 (the rule is the edge, not a margin below it).
+ * --span-leads: what to do with rows and columns past the rule: (b) the edge at each count of moduli,
+ *   (a) bands of exponents each scaled on its own, summed exactly before the one rounding, (c) an
+ *   FP32 loop for the elements past the rule; their errors on cases far past the edge and the
+ *   harness's families.
+ *   --span-n N       the search's largest n (default 300)
+ *   --span-moduli M  M moduli at every n (default: the default count for n)
+ *   --span-slack B   the control: judge with a rule that trusts every span B binades more (the
+ *                    search must then fail)
  * Exit 0, 1 when a line failed, 2 on bad usage. */
 #include "matrix.h"
 #include "ozaki.h"
@@ -403,6 +419,994 @@ static void check_plans(void)
        "(%d plans)", OZAKI_MAX_BITS, plans);
 }
 
+/* ---- The span rule: when the scaling to integers keeps the fp32 bound (--span-search, --span-leads)
+ *
+ * Row i of A is scaled to the step 2^(e_i - alpha), so an element loses at most half a step, and
+ * nothing when it is already a multiple of the step. Relative to the row's smallest nonzero
+ * magnitude, in the binade [2^E, 2^(E + 1)), half a step is at most
+ *     rho_A = 2^(sigma - alpha),  sigma = (e_i - 1) - E, the row's span in binades,
+ * and rho_A = 0 when the smallest element's last bit is at least the step (then every element's
+ * is). Column j of B the same with beta: rho_B. Every product a b comes out as a b (1 + d) with
+ * |d| <= rho_A + rho_B + rho_A rho_B, their sum is exact, the one rounding adds at most u |sum|:
+ *     |c_ij - (AB)_ij| <= ((1 + u)(1 + rho_A)(1 + rho_B) - 1) (|A||B|)_ij,
+ * so the fp32 bound holds wherever the left factor is at most the bound (the rule). A sum whose
+ * only nonzero product pairs the row's smallest element with the column's, each rounded down by
+ * half a step, and whose rounding to FP32 drops almost half a unit, comes within rho^2 of the
+ * factor: past the rule there are inputs that break the bound, and --span-search finds them. */
+
+#define UNIT_ROUNDOFF 0x1p-24 /* u, FP32's unit roundoff */
+#define SPAN_MIN 6            /* the spans the search crafts, in binades */
+#define SPAN_MAX 30
+#define SPAN_FILL 8           /* elements between a row's largest and smallest, at random places */
+
+/* One element of C, a row a of A times a column b of B (k values each, contiguous), through steps
+ * 1 ... 5 exactly as ozaki_model computes it: the same exponents, integers, residues, INT32 sums
+ * and reconstruction. Products with a zero factor are skipped: their residues add 0 to every sum.
+ * (check_element compares it with ozaki_model bit for bit.) */
+static float ozaki_element(const float *a, const float *b, int k, const struct ozaki_plan *plan)
+{
+    float ma = 0.0f, mb = 0.0f;
+    for (int l = 0; l < k; l++) {
+        if (isfinite(a[l]))
+            ma = fmaxf(ma, fabsf(a[l]));
+        if (isfinite(b[l]))
+            mb = fmaxf(mb, fabsf(b[l]));
+    }
+    const int e = ozaki_exponent(ma), f = ozaki_exponent(mb);
+    int32_t w[OZAKI_MAX_MODULI] = {0}; /* exact: k 128^2 < 2^31 */
+    for (int l = 0; l < k; l++) {
+        const int64_t x = isfinite(a[l]) ? ozaki_scaled(a[l], plan->alpha - e) : 0;
+        const int64_t y = isfinite(b[l]) ? ozaki_scaled(b[l], plan->beta - f) : 0;
+        if (x == 0 || y == 0)
+            continue;
+        for (int m = 0; m < plan->count; m++)
+            w[m] += (int32_t)(int8_t)ozaki_residue(x, plan->p[m]) * (int8_t)ozaki_residue(y, plan->p[m]);
+    }
+    int r[OZAKI_MAX_MODULI];
+    for (int m = 0; m < plan->count; m++)
+        r[m] = (w[m] % plan->p[m] + plan->p[m]) % plan->p[m];
+    return ozaki_reconstruct(plan, r, e + f - plan->alpha - plan->beta);
+}
+
+/* rho for one row of A (column of B) of k values scaled to `bits` bits: 0 when its smallest
+ * nonzero finite magnitude's last bit, 2^max(E - 23, -149), is at least the step 2^(e - bits);
+ * else 2^(sigma - bits), at most 1 (an element rounded to 0 loses itself, no more). *span gets
+ * sigma = (e - 1) - E, the span in binades (0 for a row within one binade). */
+static double span_loss(const float *v, int k, int bits, int *span)
+{
+    float big = 0.0f, small = INFINITY;
+    for (int l = 0; l < k; l++)
+        if (isfinite(v[l]) && v[l] != 0.0f) {
+            big = fmaxf(big, fabsf(v[l]));
+            small = fminf(small, fabsf(v[l]));
+        }
+    if (span)
+        *span = 0;
+    if (big == 0.0f)
+        return 0.0;
+    const int e = ozaki_exponent(big), low = ozaki_exponent(small) - 1; /* low = floor(log2 smallest) */
+    if (span)
+        *span = e - 1 - low;
+    if ((low - 23 > -149 ? low - 23 : -149) >= e - bits)
+        return 0.0;
+    return e - 1 - low >= bits ? 1.0 : ldexp(1.0, e - 1 - low - bits);
+}
+
+/* The rule's left side, (1 + u)(1 + rho_A)(1 + rho_B) - 1, without the cancellation. */
+static double span_excess(double rho_a, double rho_b)
+{
+    return rho_a + rho_b + rho_a * rho_b + UNIT_ROUNDOFF * (1.0 + rho_a) * (1.0 + rho_b);
+}
+
+/* The widest span a row (column) of `bits` bits may have while the other side is exact: bits + the
+ * largest integer lambda with span_excess(2^lambda, 0) <= bound (lambda >= -21: the bound is at
+ * least 9u). */
+static int span_edge(int bits, double bound)
+{
+    int lambda = 0;
+    while (span_excess(ldexp(1.0, lambda), 0.0) > bound)
+        lambda--;
+    return bits + lambda;
+}
+
+/* A random float in [2^E, 2^(E + 1)), sign random when `signed_` is set. */
+static float in_binade(int E, int signed_, uint64_t *state)
+{
+    const float x = ldexpf((float)(0x800000u | (rand31(state) & 0x7fffffu)), E - 23);
+    return signed_ && (rand31(state) & 1) ? -x : x;
+}
+
+/* A float in [2^E, 2^(E + 1)) that the scaling to the step 2^g rounds down by exactly half a step:
+ * 2^E + j 2^g + 2^(g - 1) with j even (a tie; rint takes the even multiple, 2^E + j 2^g). 0 where
+ * there is none: every float of the binade on the step (g - 1 < E - 23, or below 2^-149). */
+static float tie_below(int E, int g, int j)
+{
+    if (g - 1 < E - 23 || g - 1 < -149 || E - g < 1)
+        return 0.0f;
+    const double x = ldexp(1.0, E) + j * ldexp(1.0, g) + ldexp(1.0, g - 1);
+    return x < ldexp(1.0, E + 1) && (double)(float)x == x ? (float)x : 0.0f;
+}
+
+/* The crafted worst single product: x, the smallest element of one side (binade E_x, step 2^g_x),
+ * and y, its partner (binade E_y, step 2^g_y). Each is rounded down by half a step where it can be
+ * (a tie), to 2^E (1 + i 2^(g - E)) with i even, and i is chosen so that the product of the two
+ * rounded values drops just under half a unit in the rounding to FP32: three errors in one
+ * direction. The product's bits below the unit are i_x i_y 2^-(K + 1) units, K = D_x + D_y - 22 with
+ * D = E - g - 1 (an on-step y: i_x i_y 2^-(D_x + 1), i_y any); i_x i_y just under 2^K puts them
+ * just under half, and factors near 2^(K/2) keep both values near 2^E, so each keeps almost all of
+ * its loss (half a step over 2^E). Random values where neither side can lose anything. */
+static void crafted_pair(int Ex, int gx, int Ey, int gy, float *x, float *y, uint64_t *state)
+{
+    const int tie_x = tie_below(Ex, gx, 2) != 0.0f, tie_y = tie_below(Ey, gy, 2) != 0.0f;
+    if (!tie_x && tie_y) {
+        crafted_pair(Ey, gy, Ex, gx, y, x, state);
+        return;
+    }
+    if (!tie_x) {
+        *x = in_binade(Ex, 0, state);
+        *y = in_binade(Ey, 0, state);
+        return;
+    }
+    const int D = Ex - gx - 1;
+    if (!tie_y) {
+        /* x to 2^Ex (1 + 2^-D), y = 2^Ey (1 + t 2^-23) on its step: below the unit t 2^-D units */
+        *x = tie_below(Ex, gx, 2);
+        *y = (float)(ldexp(1.0, Ey) * (1.0 + (ldexp(1.0, D - 1) - 1.0) * 0x1p-23));
+        return;
+    }
+    /* both ties: i_x = 2 i, i_y = 2 t, i t odd and just under 2^m, m = K - 2; among the i near
+     * 2^(m / 2), the pair whose product errs most (each error computed exactly in double) */
+    const int K = D + (Ey - gy - 1) - 22, m = K - 2;
+    *x = tie_below(Ex, gx, 2);
+    *y = tie_below(Ey, gy, 0);
+    if (m < 0 || m > 28) /* K <= 20 here (D, D_y <= 21); 28 keeps 2 t an int */
+        return;
+    const int64_t top = ((int64_t)1 << m) - 1, mid = (int64_t)1 << (m / 2);
+    double worst = -1.0;
+    for (int64_t i = mid - 33 > 1 ? (mid - 33) | 1 : 1; i <= mid + 33; i += 2) {
+        int64_t t = top / i;
+        t -= t % 2 == 0;
+        const float xi = tie_below(Ex, gx, (int)(2 * i)), yt = t >= 1 ? tie_below(Ey, gy, (int)(2 * t)) : 0.0f;
+        if (xi == 0.0f || yt == 0.0f)
+            continue;
+        const double rx = xi - ldexp(1.0, gx - 1), ry = yt - ldexp(1.0, gy - 1); /* the rounded values */
+        const double err = ((double)xi * yt - (float)(rx * ry)) / ((double)xi * yt);
+        if (err > worst)
+            worst = err, *x = xi, *y = yt;
+    }
+}
+
+/* Lead (d), a check after the products, for the rows and columns past the rule: the scaling's error
+ * is at most E = h ||b||_1 + g ||a||_1 + h g k (h, g: half the row's and the column's step, 0 where
+ * every element is on it), the one rounding adds u (|a||b| + E), so the bound holds wherever
+ * (1 + u) E <= (bound - u) W for any W <= |a||b|. W here: the sum of the magnitudes truncated to 7
+ * bits below each row's and column's largest, what one more INT8 product (on bytes 0 ... 127)
+ * gives exactly. Elements it refuses go to the FP32 path. */
+static int posterior_ok(const float *a, const float *b, int k, const struct ozaki_plan *plan, double bound)
+{
+    float ma = 0.0f, mb = 0.0f;
+    double a1 = 0.0, b1 = 0.0;
+    for (int l = 0; l < k; l++) {
+        ma = fmaxf(ma, fabsf(a[l]));
+        mb = fmaxf(mb, fabsf(b[l]));
+        a1 += fabs((double)a[l]);
+        b1 += fabs((double)b[l]);
+    }
+    if (ma == 0.0f || mb == 0.0f)
+        return 1;
+    const int e = ozaki_exponent(ma), f = ozaki_exponent(mb);
+    const double h = span_loss(a, k, plan->alpha, NULL) > 0.0 ? ldexp(1.0, e - plan->alpha - 1) : 0.0;
+    const double g = span_loss(b, k, plan->beta, NULL) > 0.0 ? ldexp(1.0, f - plan->beta - 1) : 0.0;
+    int64_t low = 0; /* exact: k 127^2 < 2^31 */
+    for (int l = 0; l < k; l++)
+        low += (int64_t)floor(fabs((double)a[l]) * ldexp(1.0, 7 - e)) *
+               (int64_t)floor(fabs((double)b[l]) * ldexp(1.0, 7 - f));
+    const double err = h * b1 + g * a1 + h * g * k;
+    return (1.0 + UNIT_ROUNDOFF) * err <= (bound - UNIT_ROUNDOFF) * ldexp((double)low, e + f - 14);
+}
+
+/* The search's families. Each crafts one row x of the spanning side and one column y of the other
+ * (for side B, x is B's column and y A's row): x's largest element in [1, 2), its smallest in the
+ * binade 2^-sigma, the other elements of x anywhere between (the rule reads them too) with partner
+ * 0 unless the family says otherwise. */
+enum span_family {
+    FAMILY_ZERO,    /* the largest element's partner 0: the small products carry the sum */
+    FAMILY_SMALL,   /* its partner 2^-(sigma + d), d = -2 ... 2: a large and a small product alike */
+    FAMILY_NORMAL,  /* every partner in [1, 2): the largest product dominates */
+    FAMILY_GRADED,  /* x graded along k, 2^0 down to 2^-sigma; every partner in [1, 2) */
+    FAMILY_INVERSE, /* A's row graded down, B's column up: every product the same size, both spans sigma */
+    FAMILY_BOTH,    /* A's row spans sigma_A, B's column sigma_B; one product pairs their smallest */
+    SPAN_FAMILIES
+};
+static const char *const span_family_name[SPAN_FAMILIES] = {"zero", "small", "normal", "graded", "inverse", "both"};
+
+/* What the search found for one family and side. */
+struct span_stats {
+    long safe, safe_broken, unsafe, unsafe_broken;
+    double worst_safe; /* the largest error / bound where the rule holds */
+    int worst_n, worst_sa, worst_sb;
+    long crafted_past, crafted_past_broken; /* crafted cases where the rule fails: how many break */
+    long checked, checked_broken;           /* where it fails, the cases the check (d) accepts; past the bound */
+    int first_min, first_max; /* over n: the first span that breaks, less the edge (one-sided families) */
+    int first_n;              /* n where first_max was found */
+    long no_break_n;          /* n (>= 2) where no span up to SPAN_MAX broke */
+};
+
+static void span_stats_init(struct span_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->first_min = 1 << 20;
+    s->first_max = -(1 << 20);
+}
+
+/* One case: the model's c against the double reference, and the rule read from the data. Returns 1
+ * when the case breaks the bound. */
+static int span_case(const float *a, const float *b, int k, const struct ozaki_plan *plan, double bound, int crafted,
+                     int slack, struct span_stats *s)
+{
+    const float c = ozaki_element(a, b, k, plan);
+    double ref = 0.0, abs_ref = 0.0; /* as reference_row sums them: k in order, in double */
+    for (int l = 0; l < k; l++) {
+        ref += (double)a[l] * (double)b[l];
+        abs_ref += fabs((double)a[l]) * fabs((double)b[l]);
+    }
+    if (!(abs_ref > 0.0))
+        return 0;
+    const double err = isfinite(c) ? fabs((double)c - ref) / abs_ref : INFINITY;
+    int sa, sb;
+    const double rho_a = span_loss(a, k, plan->alpha, &sa), rho_b = span_loss(b, k, plan->beta, &sb);
+    const int broken = !(err <= bound);
+    if (span_excess(ldexp(rho_a, -slack), ldexp(rho_b, -slack)) <= bound) { /* slack: the control's wrong rule */
+        s->safe++;
+        s->safe_broken += broken;
+        if (err / bound > s->worst_safe) {
+            s->worst_safe = err / bound;
+            s->worst_n = k, s->worst_sa = sa, s->worst_sb = sb;
+        }
+    } else {
+        s->unsafe++;
+        s->unsafe_broken += broken;
+        if (posterior_ok(a, b, k, plan, bound)) {
+            s->checked++;
+            s->checked_broken += broken;
+        }
+        if (crafted) {
+            s->crafted_past++;
+            s->crafted_past_broken += broken;
+        }
+    }
+    return broken;
+}
+
+/* Builds family f's case for side `side` (0: the spanning vector is A's row, 1: B's column), span
+ * sigma (sigma_b: B's, for FAMILY_BOTH), variant v (0: crafted worst, 1: ties, 2 ...: random), into
+ * a and b (k values). Returns 0 when the variant does not apply. */
+static int span_build(enum span_family f, int side, int k, int sigma, int sigma_b, int v, int d,
+                      const struct ozaki_plan *plan, float *a, float *b, uint64_t *state)
+{
+    float *x = side ? b : a, *y = side ? a : b;
+    const int bits_x = side ? plan->beta : plan->alpha, bits_y = side ? plan->alpha : plan->beta;
+    const int gx = 1 - bits_x, gy = 1 - bits_y; /* the steps: every largest element is in [1, 2) */
+    for (int l = 0; l < k; l++)
+        x[l] = y[l] = 0.0f;
+    if (f == FAMILY_GRADED || f == FAMILY_INVERSE) {
+        for (int l = 0; l < k; l++) {
+            const int s = k > 1 ? (int)lround((double)sigma * l / (k - 1)) : 0;
+            /* ties: every element rounded down by half a step, all positive, the errors adding up */
+            const float tie_x = v == 1 ? tie_below(-s, gx, 0) : 0.0f;
+            x[l] = tie_x != 0.0f ? tie_x : in_binade(-s, v >= 2, state);
+            if (f == FAMILY_GRADED) {
+                y[l] = in_binade(0, v >= 2, state);
+            } else {
+                const float tie_y = v == 1 ? tie_below(s - sigma, gy, 0) : 0.0f;
+                y[l] = tie_y != 0.0f ? tie_y : in_binade(s - sigma, v >= 2, state);
+            }
+        }
+        return v <= 2;
+    }
+    if (f == FAMILY_BOTH) {
+        if (k < 3 || side)
+            return 0;
+        /* A = [M, m, 0, fill...], B = [0, mb, Mb, fill...]: one product, m mb */
+        a[0] = in_binade(0, 0, state);
+        b[2] = in_binade(0, 0, state);
+        if (v == 0)
+            crafted_pair(-sigma, 1 - plan->alpha, -sigma_b, 1 - plan->beta, &a[1], &b[1], state);
+        else if (v == 1) {
+            a[1] = tie_below(-sigma, 1 - plan->alpha, 0);
+            b[1] = tie_below(-sigma_b, 1 - plan->beta, 0);
+            if (a[1] == 0.0f || b[1] == 0.0f)
+                return 0;
+        } else {
+            a[1] = in_binade(-sigma, 1, state);
+            b[1] = in_binade(-sigma_b, 1, state);
+        }
+        for (int t = 0; t < SPAN_FILL && k > 3; t++) { /* fill, each with partner 0: only the rule sees it */
+            const int l = 3 + (int)(rand31(state) % (uint32_t)(k - 3));
+            if (l % 2)
+                a[l] = in_binade(-(int)(rand31(state) % (uint32_t)(sigma + 1)), 1, state), b[l] = 0.0f;
+            else
+                b[l] = in_binade(-(int)(rand31(state) % (uint32_t)(sigma_b + 1)), 1, state), a[l] = 0.0f;
+        }
+        return v <= 2;
+    }
+    if (f == FAMILY_INVERSE || (f != FAMILY_SMALL && d != 0))
+        return 0;
+    if (k == 1) {
+        /* one element: no span; the product of two random floats */
+        if (v != 0 || f != FAMILY_ZERO)
+            return 0;
+        x[0] = in_binade(-sigma, 1, state);
+        y[0] = in_binade(0, 1, state);
+        return 1;
+    }
+    /* x = [M, m, fill...]: M in [1, 2), m in 2^-sigma; y[1], m's partner, in [1, 2) */
+    x[0] = in_binade(0, v >= 2, state);
+    if (v == 0) {
+        if (f != FAMILY_ZERO)
+            return 0;
+        crafted_pair(-sigma, gx, 0, gy, &x[1], &y[1], state);
+    } else {
+        const float tie = v == 1 ? tie_below(-sigma, gx, 0) : 0.0f;
+        if (v == 1 && tie == 0.0f)
+            return 0;
+        x[1] = v == 1 ? tie : in_binade(-sigma, 1, state);
+        y[1] = in_binade(0, v >= 2, state);
+    }
+    if (f == FAMILY_SMALL) {
+        const float tie = v == 1 ? tie_below(-(sigma + d), gy, 0) : 0.0f;
+        y[0] = tie != 0.0f ? tie : in_binade(-(sigma + d), v >= 2, state);
+    } else if (f == FAMILY_NORMAL) {
+        y[0] = in_binade(0, v >= 2, state);
+    }
+    if (f == FAMILY_NORMAL)
+        for (int l = 2; l < k; l++) {
+            x[l] = in_binade(-(int)(rand31(state) % (uint32_t)(sigma + 1)), 1, state);
+            y[l] = in_binade(0, 1, state);
+        }
+    else
+        for (int t = 0; t < SPAN_FILL && k > 2; t++) /* fill with partner 0: only the rule sees it */
+            x[2 + rand31(state) % (uint32_t)(k - 2)] =
+                in_binade(-(int)(rand31(state) % (uint32_t)(sigma + 1)), 1, state);
+    return v <= 2;
+}
+
+/* The search's check of itself: ozaki_element equals ozaki_model bit for bit, on the harness's
+ * families and on matrices whose first row and column are the search's crafted ones. */
+static void check_element(void)
+{
+    uint64_t state = 41;
+    long checked = 0, wrong = 0;
+    const int sizes[] = {1, 2, 3, 7, 17, 33};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        const int n = sizes[s];
+        struct ozaki_plan plan;
+        if (ozaki_plan_make(ozaki_default_moduli(n), n, &plan) != 0)
+            continue;
+        float *a = checked_calloc((size_t)n * n, sizeof *a), *b = checked_calloc((size_t)n * n, sizeof *b);
+        float *c = checked_calloc((size_t)n * n, sizeof *c), *row = checked_calloc((size_t)n, sizeof *row);
+        float *col = checked_calloc((size_t)n, sizeof *col), *x = checked_calloc((size_t)n, sizeof *x);
+        float *y = checked_calloc((size_t)n, sizeof *y);
+        for (int t = 0; t < DIST_COUNT + 2 * SPAN_FAMILIES; t++) {
+            const enum input_dist dist = t < DIST_COUNT ? (enum input_dist)t : DIST_UNIFORM;
+            matgen_dist(dist, 'A', a, n, n, n, &state);
+            matgen_dist(dist, 'B', b, n, n, n, &state);
+            if (t >= DIST_COUNT) { /* a crafted row of A and column of B at the edge's neighbourhood */
+                const int f = (t - DIST_COUNT) % SPAN_FAMILIES, side = (t - DIST_COUNT) / SPAN_FAMILIES;
+                const int sigma = span_edge(side ? plan.beta : plan.alpha, precision_bound(PRECISION_FP32, 0, n)) +
+                                  (int)(rand31(&state) % 3);
+                if (!span_build((enum span_family)f, side, n, sigma, sigma - 1, f == FAMILY_GRADED ? 1 : 0, 0, &plan,
+                                x, y, &state))
+                    continue;
+                for (int l = 0; l < n; l++)
+                    a[l] = x[l], b[(size_t)l * n] = y[l];
+            }
+            ozaki_model(a, b, c, n, &plan, NULL);
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    for (int l = 0; l < n; l++)
+                        row[l] = a[(size_t)i * n + l], col[l] = b[(size_t)l * n + j];
+                    const float got = ozaki_element(row, col, n, &plan), want = c[(size_t)i * n + j];
+                    checked++;
+                    wrong += memcmp(&got, &want, sizeof got) != 0;
+                }
+        }
+        free(a), free(b), free(c), free(row), free(col), free(x), free(y);
+    }
+    ok(wrong == 0 && checked > 0, "ozaki_element (one element, as the search runs it) equals ozaki_model bit for bit: "
+       "%ld of %ld elements (n = 1 ... 33, the harness's families and crafted rows)", checked - wrong, checked);
+}
+
+/* The plan and the bound for n at `count` moduli (0: the default for n). */
+static int span_plan(int n, int count, struct ozaki_plan *plan, double *bound)
+{
+    *bound = precision_bound(PRECISION_FP32, 0, n);
+    return ozaki_plan_make(count ? count : ozaki_default_moduli(n), n, plan);
+}
+
+/* Long sums, past the search's n: the zero family alone, spans around the edge. */
+static const int span_long_sizes[] = {1000, 4096, 8192, 16384};
+#define SPAN_LONG_SIZES (int)(sizeof span_long_sizes / sizeof *span_long_sizes)
+
+/* The search at one n: families (all, or FAMILY_ZERO alone when zero_only), sides, spans sigma_lo ...
+ * sigma_hi (FAMILY_BOTH: B's around the joint edge) and variants, into stats (initialised here). */
+static void span_search_n(int n, const struct ozaki_plan *plan, double bound, int sigma_lo, int sigma_hi, int zero_only,
+                          int slack, struct span_stats stats[SPAN_FAMILIES][2])
+{
+    float *a = checked_calloc((size_t)n, sizeof *a), *b = checked_calloc((size_t)n, sizeof *b);
+    uint64_t state = 0x5ba2ull * (uint64_t)n + 1;
+    for (int f = 0; f < SPAN_FAMILIES; f++)
+        for (int side = 0; side < 2; side++) {
+            struct span_stats *st = &stats[f][side];
+            span_stats_init(st);
+            if (zero_only && f != FAMILY_ZERO)
+                continue;
+            const int edge = span_edge(side ? plan->beta : plan->alpha, bound);
+            int first = 0;
+            for (int sigma = sigma_lo; sigma <= sigma_hi; sigma++) {
+                /* FAMILY_BOTH: B's spans around the joint edge for this sigma (the widest that keeps
+                 * the rule with A's rho), and the range's ends */
+                int spans_b[6] = {0}, n_spans_b = 1;
+                if (f == FAMILY_BOTH) {
+                    const double rho_a = sigma <= plan->alpha - 24 ? 0.0 : ldexp(1.0, sigma - plan->alpha);
+                    int edge_b = -1;
+                    for (int t = 0; t <= 60; t++)
+                        if (span_excess(rho_a, t <= plan->beta - 24 ? 0.0 : ldexp(1.0, t - plan->beta)) <= bound)
+                            edge_b = t;
+                    const int wanted[6] = {sigma_lo, edge_b - 1, edge_b, edge_b + 1, edge_b + 2, sigma_hi};
+                    n_spans_b = 0;
+                    for (int t = 0; t < 6; t++)
+                        if (wanted[t] >= sigma_lo && wanted[t] <= sigma_hi &&
+                            (n_spans_b == 0 || wanted[t] > spans_b[n_spans_b - 1]))
+                            spans_b[n_spans_b++] = wanted[t];
+                }
+                for (int t = 0; t < n_spans_b; t++)
+                    for (int d = -1; d <= 1; d++)
+                        for (int v = 0; v <= 2; v++) {
+                            if (!span_build((enum span_family)f, side, n, sigma, spans_b[t], v, d, plan, a, b, &state))
+                                continue;
+                            const int crafted = v == 0 && (f == FAMILY_ZERO || f == FAMILY_BOTH);
+                            if (span_case(a, b, n, plan, bound, crafted, slack, st) && !first)
+                                first = sigma;
+                        }
+            }
+            if (f == FAMILY_BOTH || n < 2 || st->safe + st->unsafe == 0)
+                continue;
+            if (first) {
+                st->first_min = st->first_max = first - edge;
+                st->first_n = n;
+            } else {
+                st->no_break_n = 1;
+            }
+        }
+    free(a), free(b);
+}
+
+/* --span-search: every family, side, span (SPAN_MIN ... SPAN_MAX binades) and variant at n = 1 ...
+ * max_n, and the zero family at the long sizes, at `count` moduli (0: the default for each n).
+ * slack > 0 (--span-slack, the control) judges with a rule that trusts every span by that many
+ * binades more: the search must then find cases past the bound on its "safe" side. */
+static void span_search(int max_n, int count, int slack)
+{
+    struct span_stats stats[SPAN_FAMILIES][2];
+    for (int f = 0; f < SPAN_FAMILIES; f++)
+        for (int side = 0; side < 2; side++)
+            span_stats_init(&stats[f][side]);
+    printf("# the rule's edge, one side exact: the widest span of a row of A (column of B) that keeps the bound\n");
+    printf("# %6s %7s %6s %5s %9s %10s %10s\n", "n", "moduli", "alpha", "beta", "bound/u", "edge of A", "edge of B");
+    const int shown[] = {1, 2, 3, 7, 13, 17, 33, 51, 100, 127, 128, 204, 256, 300, 1000, 4096, 8192, 16384};
+    for (size_t s = 0; s < sizeof shown / sizeof *shown; s++) {
+        struct ozaki_plan plan;
+        double bound;
+        if (span_plan(shown[s], count, &plan, &bound) != 0)
+            continue;
+        printf("# %6d %7d %6d %5d %9.2f %10d %10d\n", shown[s], plan.count, plan.alpha, plan.beta,
+               bound / UNIT_ROUNDOFF, span_edge(plan.alpha, bound), span_edge(plan.beta, bound));
+    }
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int t = 0; t < max_n + SPAN_LONG_SIZES; t++) {
+        /* the long sizes first: the longest single runs */
+        const int n = t < SPAN_LONG_SIZES ? span_long_sizes[SPAN_LONG_SIZES - 1 - t] : max_n - (t - SPAN_LONG_SIZES);
+        struct ozaki_plan plan;
+        double bound;
+        if (span_plan(n, count, &plan, &bound) != 0)
+            continue;
+        struct span_stats local[SPAN_FAMILIES][2];
+        if (t < SPAN_LONG_SIZES) {
+            const int edge = span_edge(plan.alpha < plan.beta ? plan.alpha : plan.beta, bound);
+            span_search_n(n, &plan, bound, edge - 4, edge + 5, 1, slack, local);
+        } else {
+            span_search_n(n, &plan, bound, SPAN_MIN, SPAN_MAX, 0, slack, local);
+        }
+#pragma omp critical
+        for (int f = 0; f < SPAN_FAMILIES; f++)
+            for (int side = 0; side < 2; side++) {
+                struct span_stats *to = &stats[f][side], *from = &local[f][side];
+                to->safe += from->safe, to->safe_broken += from->safe_broken;
+                to->unsafe += from->unsafe, to->unsafe_broken += from->unsafe_broken;
+                to->crafted_past += from->crafted_past, to->crafted_past_broken += from->crafted_past_broken;
+                to->checked += from->checked, to->checked_broken += from->checked_broken;
+                to->no_break_n += from->no_break_n;
+                /* ties to the larger n: the text does not depend on the threads' order */
+                if (from->worst_safe > to->worst_safe ||
+                    (from->worst_safe == to->worst_safe && from->worst_safe > 0.0 && from->worst_n > to->worst_n)) {
+                    to->worst_safe = from->worst_safe;
+                    to->worst_n = from->worst_n, to->worst_sa = from->worst_sa, to->worst_sb = from->worst_sb;
+                }
+                if (from->first_min < to->first_min)
+                    to->first_min = from->first_min;
+                if (from->first_max > to->first_max ||
+                    (from->first_max == to->first_max && from->first_n > to->first_n)) {
+                    to->first_max = from->first_max;
+                    to->first_n = from->first_n;
+                }
+            }
+    }
+    char moduli[64];
+    snprintf(moduli, sizeof moduli, count ? "%d moduli" : "the default moduli", count);
+    if (slack)
+        snprintf(moduli + strlen(moduli), sizeof moduli - strlen(moduli), ", the rule trusted %d binade%s more", slack,
+                 slack > 1 ? "s" : "");
+    long total = 0, checked = 0, checked_broken = 0, unsafe = 0;
+    for (int f = 0; f < SPAN_FAMILIES; f++)
+        for (int side = 0; side < 2; side++) {
+            const struct span_stats *st = &stats[f][side];
+            if (st->safe + st->unsafe == 0)
+                continue;
+            total += st->safe + st->unsafe;
+            char what[200];
+            snprintf(what, sizeof what, "%s (%s), n = 1 ... %d%s, %s", span_family_name[f],
+                     f == FAMILY_BOTH ? "A's row and B's column span" : f == FAMILY_INVERSE
+                     ? (side ? "B's column graded down, A's row up" : "A's row graded down, B's column up")
+                     : side ? "B's column spans" : "A's row spans", max_n,
+                     f == FAMILY_ZERO ? " and 1000, 4096, 8192, 16384" : "", moduli);
+            ok(st->safe > 0 && st->safe_broken == 0, "the span rule, %s: %ld cases where it holds, %ld past the fp32 "
+               "bound (the worst %.4f of it: n = %d, spans %d and %d)", what, st->safe, st->safe_broken, st->worst_safe,
+               st->worst_n, st->worst_sa, st->worst_sb);
+            printf("#   where the rule fails: %ld cases, %ld past the bound", st->unsafe, st->unsafe_broken);
+            if (f != FAMILY_BOTH && st->first_max > -(1 << 20))
+                printf("; the first span past the bound: the edge + %d ... + %d (+ %d at n = %d)", st->first_min,
+                       st->first_max, st->first_max, st->first_n);
+            if (st->no_break_n)
+                printf("; none up to %d binades at %ld sizes", SPAN_MAX, st->no_break_n);
+            printf("; the check (d) accepts %ld of them, %ld past the bound\n", st->checked, st->checked_broken);
+            checked += st->checked, checked_broken += st->checked_broken, unsafe += st->unsafe;
+            if (f == FAMILY_ZERO || f == FAMILY_BOTH)
+                ok(st->crafted_past > 0 && st->crafted_past_broken == st->crafted_past, "the span rule, %s: every "
+                   "crafted worst case where the rule fails is past the bound, %ld of %ld (the search can fail)",
+                   what, st->crafted_past_broken, st->crafted_past);
+            if (f == FAMILY_ZERO)
+                ok(st->first_min == 1 && st->first_max == 1, "the span rule, %s: the first span past the bound is "
+                   "the edge + 1 at every n from 2 (found: + %d ... + %d): the rule is the edge", what, st->first_min,
+                   st->first_max);
+        }
+    ok(checked_broken == 0 && checked > 0, "the check after the products (lead (d)), every family: of the %ld cases "
+       "past the rule it accepts %ld, %ld of them past the fp32 bound", unsafe, checked, checked_broken);
+    printf("# %ld cases in all\n", total);
+}
+
+/* The issue's own cases: rows spanning 100 binades with B's columns scaled inversely (every
+ * product the same size), and A = [[1, 2^-120], [1, 2^-120]], B = [[0, 0], [1, 1]]: one product,
+ * 2^-120, whose factor from A rounds to 0. The rule must refuse them, and the model break the bound. */
+static void span_named(int count)
+{
+    const int sizes[] = {2, 7, 33, 300, 1000};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        const int n = sizes[s];
+        struct ozaki_plan plan;
+        double bound;
+        if (span_plan(n, count, &plan, &bound) != 0)
+            continue;
+        float *a = checked_calloc((size_t)n, sizeof *a), *b = checked_calloc((size_t)n, sizeof *b);
+        uint64_t state = 77;
+        struct span_stats st;
+        span_stats_init(&st);
+        double worst = 0.0;
+        for (int v = 1; v <= 2; v++) {
+            span_build(FAMILY_INVERSE, 0, n, 100, 0, v, 0, &plan, a, b, &state);
+            span_case(a, b, n, &plan, bound, 0, 0, &st);
+            const float c = ozaki_element(a, b, n, &plan);
+            double ref = 0.0, abs_ref = 0.0;
+            for (int l = 0; l < n; l++)
+                ref += (double)a[l] * b[l], abs_ref += fabs((double)a[l] * b[l]);
+            worst = fmax(worst, fabs(c - ref) / abs_ref);
+        }
+        ok(st.safe == 0 && st.unsafe_broken == st.unsafe, "100 binades, B scaled inversely, n = %d: the rule refuses "
+           "it, and the model's error is %.3g (%.3g times the bound)", n, worst, worst / bound);
+        free(a), free(b);
+    }
+    struct ozaki_plan plan;
+    double bound;
+    if (span_plan(2, count, &plan, &bound) == 0) {
+        const float a[2] = {1.0f, 0x1p-120f}, b[2] = {0.0f, 1.0f};
+        const float c = ozaki_element(a, b, 2, &plan);
+        const double err = fabs(c - 0x1p-120) / 0x1p-120;
+        ok(span_excess(span_loss(a, 2, plan.alpha, NULL), span_loss(b, 2, plan.beta, NULL)) > bound && err > bound,
+           "A = [[1, 2^-120], [1, 2^-120]], B = [[0, 0], [1, 1]]: the rule refuses it, and the model gives %g for "
+           "2^-120 (error %g)", c, err);
+    }
+}
+
+/* ---- The leads for rows and columns past the rule (--span-leads) ---- */
+
+/* Steps 4 and 5's first half: the remainder theorem's integer, as a magnitude and a sign (what
+ * ozaki_reconstruct rounds; here kept exact, to be added to other bands' products first). */
+static ozaki_u128 crt_integer(const struct ozaki_plan *plan, const int *r, int *negative)
+{
+    const ozaki_u128 P = ozaki_u128_make(plan->P_lo, plan->P_hi);
+    ozaki_u128 x = 0;
+    for (int l = 0; l < plan->count; l++)
+        x = (x + (ozaki_u128)(uint64_t)r[l] * ozaki_u128_make(plan->q_lo[l], plan->q_hi[l])) % P;
+    *negative = x > P / 2;
+    return *negative ? P - x : x;
+}
+
+/* An exact sum of band products: a two's complement integer of BIG_WORDS 64-bit words, times
+ * 2^(its lowest exponent). The products' scales differ by at most two float ranges (2 x 277
+ * binades) and each is below 2^112: 896 bits hold any sum of them. */
+#define BIG_WORDS 14
+
+static void big_add(uint64_t *big, ozaki_u128 mag, int negative, int shift)
+{
+    uint64_t t[BIG_WORDS] = {0};
+    const int q = shift / 64, r = shift % 64;
+    const uint64_t lo = (uint64_t)mag, hi = (uint64_t)(mag >> 64);
+    const uint64_t parts[3] = {lo << r, r ? hi << r | lo >> (64 - r) : hi, r ? hi >> (64 - r) : 0};
+    for (int i = 0; i < 3 && q + i < BIG_WORDS; i++)
+        t[q + i] = parts[i];
+    for (int i = 0, carry = 1; negative && i < BIG_WORDS; i++) { /* -t: every bit flipped, plus one */
+        t[i] = ~t[i] + (uint64_t)carry;
+        carry = carry && t[i] == 0;
+    }
+    unsigned carry = 0;
+    for (int i = 0; i < BIG_WORDS; i++) {
+        const ozaki_u128 s = (ozaki_u128)big[i] + t[i] + carry;
+        big[i] = (uint64_t)s;
+        carry = (unsigned)(s >> 64);
+    }
+}
+
+/* big 2^e rounded once to FP32: its top 64 bits, the bits below folded into the last one (they only
+ * decide a tie, 40 bits further up), rounded by ozaki_to_float. */
+static float big_to_float(uint64_t *big, int e)
+{
+    const int negative = (int)(big[BIG_WORDS - 1] >> 63);
+    if (negative)
+        for (int i = 0, carry = 1; i < BIG_WORDS; i++) {
+            big[i] = ~big[i] + (uint64_t)carry;
+            carry = carry && big[i] == 0;
+        }
+    int top = BIG_WORDS - 1;
+    while (top >= 0 && big[top] == 0)
+        top--;
+    if (top < 0)
+        return 0.0f;
+    const int bits = 64 * top + 64 - __builtin_clzll(big[top]), shift = bits > 64 ? bits - 64 : 0;
+    const int s = shift / 64, r = shift % 64;
+    uint64_t m = big[s] >> r | (r && s + 1 < BIG_WORDS ? big[s + 1] << (64 - r) : 0);
+    int sticky = r && (big[s] & ((1ull << r) - 1)) != 0;
+    for (int i = 0; i < s; i++)
+        sticky |= big[i] != 0;
+    return ozaki_to_float((ozaki_u128)(m | (uint64_t)sticky), negative, e + shift);
+}
+
+/* Lead (a), bands: row a of A split by exponent into bands of width_a + 1 binades counted down from
+ * its largest element (band p: floor(log2 |x|) from e - 1 - p (width_a + 1) down width_a more),
+ * each band scaled on its own, to the step 2^(e - p (width_a + 1) - alpha); column b of B the same.
+ * Every pair of bands is one exact integer product (residues, INT32 sums, remainder theorem, as in
+ * ozaki_element), the products are added exactly at their scales and rounded once. *bands_a and
+ * *bands_b: the bands counted from the largest and smallest magnitudes (what a GPU sizes from),
+ * *pairs: the pairs with a nonzero product (the INT8 products a GPU would run: pairs x count). */
+static float band_element(const float *a, const float *b, int k, const struct ozaki_plan *plan, int width_a,
+                          int width_b, int *bands_a, int *bands_b, int *pairs)
+{
+    float ma = 0.0f, mb = 0.0f;
+    for (int l = 0; l < k; l++) {
+        ma = fmaxf(ma, fabsf(a[l]));
+        mb = fmaxf(mb, fabsf(b[l]));
+    }
+    *bands_a = *bands_b = *pairs = 0;
+    if (ma == 0.0f || mb == 0.0f)
+        return 0.0f;
+    const int e = ozaki_exponent(ma), f = ozaki_exponent(mb);
+    int sa, sb;
+    span_loss(a, k, plan->alpha, &sa);
+    span_loss(b, k, plan->beta, &sb);
+    *bands_a = sa / (width_a + 1) + 1;
+    *bands_b = sb / (width_b + 1) + 1;
+    uint64_t big[BIG_WORDS] = {0};
+    const int low = e - (*bands_a - 1) * (width_a + 1) + f - (*bands_b - 1) * (width_b + 1) - plan->alpha - plan->beta;
+    for (int p = 0; p < *bands_a; p++)
+        for (int q = 0; q < *bands_b; q++) {
+            const int ep = e - p * (width_a + 1), fq = f - q * (width_b + 1);
+            int32_t w[OZAKI_MAX_MODULI] = {0};
+            int any = 0;
+            for (int l = 0; l < k; l++) {
+                if (a[l] == 0.0f || b[l] == 0.0f || (e - ozaki_exponent(fabsf(a[l]))) / (width_a + 1) != p ||
+                    (f - ozaki_exponent(fabsf(b[l]))) / (width_b + 1) != q)
+                    continue;
+                const int64_t x = ozaki_scaled(a[l], plan->alpha - ep), y = ozaki_scaled(b[l], plan->beta - fq);
+                if (x == 0 || y == 0)
+                    continue;
+                any = 1;
+                for (int m = 0; m < plan->count; m++)
+                    w[m] += (int32_t)(int8_t)ozaki_residue(x, plan->p[m]) * (int8_t)ozaki_residue(y, plan->p[m]);
+            }
+            if (!any)
+                continue;
+            ++*pairs;
+            int r[OZAKI_MAX_MODULI], negative;
+            for (int m = 0; m < plan->count; m++)
+                r[m] = (w[m] % plan->p[m] + plan->p[m]) % plan->p[m];
+            const ozaki_u128 mag = crt_integer(plan, r, &negative);
+            big_add(big, mag, negative, ep + fq - plan->alpha - plan->beta - low);
+        }
+    return big_to_float(big, low);
+}
+
+/* The plain FP32 loop for one element (fp32_loop's order). */
+static float fp32_element(const float *a, const float *b, int k)
+{
+    float s = 0.0f;
+    for (int l = 0; l < k; l++)
+        s = fmaf(a[l], b[l], s);
+    return s;
+}
+
+/* |c - ab| / (|a||b|) in double, as comp_err measures it; -1 where |a||b| is 0. */
+static double element_err(const float *a, const float *b, int k, float c)
+{
+    double ref = 0.0, abs_ref = 0.0;
+    for (int l = 0; l < k; l++) {
+        ref += (double)a[l] * b[l];
+        abs_ref += fabs((double)a[l]) * fabs((double)b[l]);
+    }
+    if (!(abs_ref > 0.0))
+        return -1.0;
+    return isfinite(c) ? fabs(c - ref) / abs_ref : INFINITY;
+}
+
+/* The widest band (and the split of the bound between A and B): the largest lambda with
+ * span_excess(2^lambda, 2^lambda) <= bound; a band of A may then span alpha + lambda binades, one of B
+ * beta + lambda. */
+static int span_split(double bound)
+{
+    int lambda = 0;
+    while (span_excess(ldexp(1.0, lambda), ldexp(1.0, lambda)) > bound)
+        lambda--;
+    return lambda;
+}
+
+/* What each lead gives on one element: the worst error / bound so far, per lead. */
+struct lead_stats {
+    double plain, more, bands, fallback, checked, loop; /* worst error / bound */
+    long cases, past_rule, refused;            /* elements; past the rule (fallback's share); refused by (d) */
+    long accepted_past;                        /* (d) accepted, yet the step past the bound: must stay 0 */
+    long one_band, one_band_differ;            /* elements in one band each side; their C unlike the step's */
+    int bands_a, bands_b, pairs;               /* the most bands and band pairs one element needed */
+};
+
+static void lead_case(const float *a, const float *b, int k, const struct ozaki_plan *plan,
+                      const struct ozaki_plan *plan_more, double bound, struct lead_stats *s)
+{
+    const double loop = element_err(a, b, k, fp32_element(a, b, k));
+    if (loop < 0.0)
+        return;
+    const int lambda = span_split(bound);
+    int ba, bb, pairs;
+    const float banded = band_element(a, b, k, plan, plan->alpha + lambda, plan->beta + lambda, &ba, &bb, &pairs);
+    const int fits = span_excess(span_loss(a, k, plan->alpha, NULL), span_loss(b, k, plan->beta, NULL)) <= bound;
+    const float plain = ozaki_element(a, b, k, plan);
+    const float fallback = fits ? plain : fp32_element(a, b, k);
+    const int accepted = fits || posterior_ok(a, b, k, plan, bound);
+    const double plain_err = element_err(a, b, k, plain);
+    s->checked = fmax(s->checked, element_err(a, b, k, accepted ? plain : fp32_element(a, b, k)) / bound);
+    s->refused += !accepted;
+    s->accepted_past += accepted && plain_err > bound && plain_err > loop;
+    s->plain = fmax(s->plain, plain_err / bound);
+    s->more = fmax(s->more, element_err(a, b, k, ozaki_element(a, b, k, plan_more)) / bound);
+    s->bands = fmax(s->bands, element_err(a, b, k, banded) / bound);
+    s->fallback = fmax(s->fallback, element_err(a, b, k, fallback) / bound);
+    s->loop = fmax(s->loop, loop / bound);
+    s->cases++;
+    s->past_rule += !fits;
+    if (ba == 1 && bb == 1) { /* what fits pays nothing: the same C, bit for bit */
+        s->one_band++;
+        s->one_band_differ += memcmp(&banded, &plain, sizeof plain) != 0;
+    }
+    s->bands_a = ba > s->bands_a ? ba : s->bands_a;
+    s->bands_b = bb > s->bands_b ? bb : s->bands_b;
+    s->pairs = pairs > s->pairs ? pairs : s->pairs;
+}
+
+static void lead_print(const char *what, int n, const struct lead_stats *s, int *bad_bands, int *bad_fallback,
+                       long *one_band, long *one_band_differ, long *accepted_past)
+{
+    *one_band += s->one_band;
+    *one_band_differ += s->one_band_differ;
+    *accepted_past += s->accepted_past;
+    printf("# %-24s %5d %9.3g %9.3g %9.3g %5d x %-3d %9.3g %5.0f%% %9.3g %5.0f%% %9.3g\n", what, n, s->plain, s->more,
+           s->bands, s->bands_a, s->bands_b, s->fallback, s->cases ? 100.0 * s->past_rule / s->cases : 0.0, s->checked,
+           s->cases ? 100.0 * s->refused / s->cases : 0.0, s->loop);
+    /* a lead fails where it is past the bound and worse than the plain FP32 loop (at n = 1 and 2 a
+     * subnormal result can put one correctly rounded product past it) */
+    *bad_bands += s->bands > 1.0 && s->bands > s->loop;
+    *bad_fallback += (s->fallback > 1.0 && s->fallback > s->loop) || (s->checked > 1.0 && s->checked > s->loop);
+}
+
+#define LEAD_SAMPLE 12 /* rows of A and columns of B sampled at long sums */
+
+/* --span-leads: (b) the edge at each count of moduli; (a) bands and (c) an FP32 path for what is past
+ * the rule, beside the plain step and OZAKI_MAX_MODULI moduli, on the search's families far past the
+ * edge, the issue's cases and the harness's families (the mixed one spans 80 binades). */
+static void span_leads(int count)
+{
+    const int sizes[] = {1, 2, 7, 33, 100, 300, 1000, 8192};
+    printf("# (b) the edge (one side exact; the widest span of A's rows) at each count of moduli\n# %7s", "moduli");
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        printf(" %7s%-5d", "n = ", sizes[s]);
+    printf("\n");
+    for (int m = 5; m <= OZAKI_MAX_MODULI; m++) {
+        printf("# %7d", m);
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            struct ozaki_plan plan;
+            double bound;
+            if (span_plan(sizes[s], m, &plan, &bound) != 0) {
+                printf(" %12s", "-");
+                continue;
+            }
+            printf(" %5d (a%2d)", span_edge(plan.alpha, bound), plan.alpha);
+        }
+        printf("\n");
+    }
+    printf("# (a) bands of width alpha + lambda (lambda: the bound split evenly), (c) an FP32 loop for the "
+           "elements past the rule, (d) the same after the check (d) refuses them: worst error / bound, and the "
+           "share of elements sent to FP32\n");
+    printf("# %-24s %5s %9s %9s %9s %11s %9s %6s %9s %6s %9s\n", "case", "n", "plain", "14 moduli", "bands",
+           "bands A x B", "(c)", "share", "(d)", "share", "FP32 loop");
+    int bad_bands = 0, bad_fallback = 0, rows = 0;
+    long one_band = 0, one_band_differ = 0, accepted_past = 0;
+    const int lead_sizes[] = {2, 7, 33, 300, 1000};
+    const int spans[] = {24, 30, 50, 60, 100}; /* products stay at 2^-100 or above: in FP32's range */
+    for (size_t s = 0; s < sizeof lead_sizes / sizeof *lead_sizes; s++) {
+        const int n = lead_sizes[s];
+        struct ozaki_plan plan, plan_more;
+        double bound;
+        if (span_plan(n, count, &plan, &bound) != 0 || ozaki_plan_make(OZAKI_MAX_MODULI, n, &plan_more) != 0)
+            continue;
+        float *a = checked_calloc((size_t)n, sizeof *a), *b = checked_calloc((size_t)n, sizeof *b);
+        uint64_t state = 99 + (uint64_t)n;
+        for (int f = 0; f < SPAN_FAMILIES; f++) {
+            if (f == FAMILY_NORMAL || f == FAMILY_GRADED)
+                continue; /* within the bound anyway: the largest products dominate */
+            for (size_t t = 0; t < sizeof spans / sizeof *spans; t++) {
+                if (f == FAMILY_BOTH && 2 * spans[t] > 100)
+                    continue; /* m mb = 2^-(2 span) */
+                struct lead_stats st = {0};
+                for (int side = 0; side < (f >= FAMILY_INVERSE ? 1 : 2); side++)
+                    for (int d = -1; d <= 1; d++)
+                        for (int v = 0; v <= 2; v++)
+                            if (span_build((enum span_family)f, side, n, spans[t], spans[t], v, d, &plan, a, b, &state))
+                                lead_case(a, b, n, &plan, &plan_more, bound, &st);
+                if (!st.cases)
+                    continue;
+                char what[64];
+                snprintf(what, sizeof what, "%s, span %d", span_family_name[f], spans[t]);
+                lead_print(what, n, &st, &bad_bands, &bad_fallback, &one_band, &one_band_differ, &accepted_past);
+                rows++;
+            }
+        }
+        free(a), free(b);
+    }
+    {
+        struct ozaki_plan plan, plan_more;
+        double bound;
+        if (span_plan(2, count, &plan, &bound) == 0 && ozaki_plan_make(OZAKI_MAX_MODULI, 2, &plan_more) == 0) {
+            const float a[2] = {1.0f, 0x1p-120f}, b[2] = {0.0f, 1.0f};
+            struct lead_stats st = {0};
+            lead_case(a, b, 2, &plan, &plan_more, bound, &st);
+            lead_print("[1, 2^-120] . [0, 1]", 2, &st, &bad_bands, &bad_fallback, &one_band, &one_band_differ,
+                       &accepted_past);
+            rows++;
+        }
+    }
+    /* the harness's families, every element of C */
+    const int harness_sizes[] = {1, 2, 7, 33};
+    for (int d = 0; d < DIST_COUNT; d++)
+        for (size_t s = 0; s < sizeof harness_sizes / sizeof *harness_sizes; s++) {
+            const int n = harness_sizes[s];
+            struct ozaki_plan plan, plan_more;
+            double bound;
+            if (span_plan(n, count, &plan, &bound) != 0 || ozaki_plan_make(OZAKI_MAX_MODULI, n, &plan_more) != 0)
+                continue;
+            float *a = checked_calloc((size_t)n * n, sizeof *a), *b = checked_calloc((size_t)n * n, sizeof *b);
+            float *row = checked_calloc((size_t)n, sizeof *row), *col = checked_calloc((size_t)n, sizeof *col);
+            uint64_t state = 1000u * (uint64_t)n + (uint64_t)d;
+            struct lead_stats st = {0};
+            for (int trial = 0; trial < 2; trial++) {
+                matgen_dist((enum input_dist)d, 'A', a, n, n, n, &state);
+                matgen_dist((enum input_dist)d, 'B', b, n, n, n, &state);
+                for (int i = 0; i < n; i++)
+                    for (int j = 0; j < n; j++) {
+                        for (int l = 0; l < n; l++)
+                            row[l] = a[(size_t)i * n + l], col[l] = b[(size_t)l * n + j];
+                        lead_case(row, col, n, &plan, &plan_more, bound, &st);
+                    }
+            }
+            char what[64];
+            snprintf(what, sizeof what, "harness: %s", dist_name((enum input_dist)d));
+            lead_print(what, n, &st, &bad_bands, &bad_fallback, &one_band, &one_band_differ, &accepted_past);
+            rows++;
+            free(a), free(b), free(row), free(col);
+        }
+    /* The gate at long sums: the harness's families, sampled rows of A and columns of B (the model is one
+     * element at a time): how many the rule alone would send to FP32, and how many the check (d) refuses. */
+    printf("# the gate on the harness's families at long sums (%d rows of A x %d columns of B sampled): the share of "
+           "rows and columns past the rule's edge, of elements past the rule, of elements (d) refuses; the step's "
+           "worst error / bound, and with (d)\n", LEAD_SAMPLE, LEAD_SAMPLE);
+    printf("# %-10s %5s %8s %8s %8s %8s %9s %9s\n", "family", "n", "rows", "columns", "elements", "(d)", "plain",
+           "(d)");
+    const int long_sizes[] = {128, 1000, 4096, 8192};
+    for (int d = 0; d < DIST_COUNT; d++)
+        for (size_t s = 0; s < sizeof long_sizes / sizeof *long_sizes; s++) {
+            const int n = long_sizes[s];
+            struct ozaki_plan plan;
+            double bound;
+            if (span_plan(n, count, &plan, &bound) != 0)
+                continue;
+            float *a = checked_calloc((size_t)LEAD_SAMPLE * n, sizeof *a);
+            float *b = checked_calloc((size_t)n * LEAD_SAMPLE, sizeof *b);
+            float *col = checked_calloc((size_t)n, sizeof *col);
+            uint64_t state = 7000u * (uint64_t)n + (uint64_t)d;
+            matgen_dist((enum input_dist)d, 'A', a, n, LEAD_SAMPLE, n, &state);
+            matgen_dist((enum input_dist)d, 'B', b, LEAD_SAMPLE, n, LEAD_SAMPLE, &state);
+            const double edge_a = ldexp(1.0, span_edge(plan.alpha, bound) - plan.alpha);
+            const double edge_b = ldexp(1.0, span_edge(plan.beta, bound) - plan.beta);
+            int rows_past = 0, cols_past = 0;
+            long pairs_past = 0, refused = 0, pairs = 0;
+            double plain = 0.0, checked = 0.0;
+            for (int j = 0; j < LEAD_SAMPLE; j++) {
+                for (int l = 0; l < n; l++)
+                    col[l] = b[(size_t)l * LEAD_SAMPLE + j];
+                cols_past += span_loss(col, n, plan.beta, NULL) > edge_b;
+            }
+            for (int i = 0; i < LEAD_SAMPLE; i++) {
+                const float *row = a + (size_t)i * n;
+                const double rho_a = span_loss(row, n, plan.alpha, NULL);
+                rows_past += rho_a > edge_a;
+                for (int j = 0; j < LEAD_SAMPLE; j++) {
+                    for (int l = 0; l < n; l++)
+                        col[l] = b[(size_t)l * LEAD_SAMPLE + j];
+                    const int fits = span_excess(rho_a, span_loss(col, n, plan.beta, NULL)) <= bound;
+                    const int accepted = fits || posterior_ok(row, col, n, &plan, bound);
+                    const float c = ozaki_element(row, col, n, &plan);
+                    const double err = element_err(row, col, n, c);
+                    const double loop = element_err(row, col, n, fp32_element(row, col, n));
+                    if (err < 0.0)
+                        continue;
+                    pairs++;
+                    pairs_past += !fits;
+                    refused += !accepted;
+                    plain = fmax(plain, err / bound);
+                    checked = fmax(checked, (accepted ? err : loop) / bound);
+                    accepted_past += accepted && err > bound && err > loop;
+                }
+            }
+            printf("# %-10s %5d %7.0f%% %7.0f%% %7.0f%% %7.0f%% %9.3g %9.3g\n", dist_name((enum input_dist)d), n,
+                   100.0 * rows_past / LEAD_SAMPLE, 100.0 * cols_past / LEAD_SAMPLE,
+                   pairs ? 100.0 * pairs_past / pairs : 0.0, pairs ? 100.0 * refused / pairs : 0.0, plain, checked);
+            free(a), free(b), free(col);
+        }
+    ok(bad_bands == 0 && rows > 0, "lead (a), bands: every case within the fp32 bound or no worse than the FP32 loop "
+       "(%d case groups, %d past)", rows, bad_bands);
+    ok(one_band > 0 && one_band_differ == 0, "lead (a), bands: where a row and a column each fit one band, C equals "
+       "the step's bit for bit (%ld of %ld elements)", one_band - one_band_differ, one_band);
+    ok(bad_fallback == 0 && rows > 0, "leads (c) and (d), the FP32 loop past the rule or past the check: every case "
+       "within the fp32 bound or no worse than the FP32 loop (%d case groups, %d past)", rows, bad_fallback);
+    ok(accepted_past == 0, "lead (d): the check accepts no element that the step puts past the bound (%ld)",
+       accepted_past);
+}
+
 int main(int argc, char **argv)
 {
     int moduli[32], sizes[32];
@@ -412,6 +1416,7 @@ int main(int argc, char **argv)
     int n_sizes = parse_list("1 2 3 7 17 33 100 256", sizes, 32, MAX_N);
     int trials = 2, trials_value = 0, expect_count = -1;
     const char *expect_text = NULL, *save_dir = NULL;
+    int span_mode = 0, span_n = 300, span_count = 0, span_slack = 0, value = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--moduli") && v)
@@ -424,14 +1429,39 @@ int main(int argc, char **argv)
             expect_text = argv[++i];
         else if (!strcmp(argv[i], "--save-cases") && v)
             save_dir = argv[++i];
+        else if (!strcmp(argv[i], "--span-search") || !strcmp(argv[i], "--span-leads"))
+            span_mode = !strcmp(argv[i], "--span-search") ? 1 : 2;
+        else if (!strcmp(argv[i], "--span-n") && v)
+            span_n = parse_list(argv[++i], &value, 1, 100000) == 1 ? value : -1;
+        else if (!strcmp(argv[i], "--span-slack") && v)
+            span_slack = parse_list(argv[++i], &value, 1, 8) == 1 ? value : -1;
+        else if (!strcmp(argv[i], "--span-moduli") && v)
+            span_count = parse_list(argv[++i], &value, 1, OZAKI_MAX_MODULI) == 1 ? value : -1;
         else if (!strcmp(argv[i], "--help")) {
             printf("usage: ozaki_model [--moduli LIST] [--sizes LIST] [--trials T] [--expect \"N FAMILY...\"] "
-                   "[--save-cases DIR]\n(see the comment at the top of its source, ozaki_model.c)\n");
+                   "[--save-cases DIR]\n       ozaki_model --span-search|--span-leads [--span-n N] [--span-moduli M] "
+                   "[--span-slack B]\n"
+                   "(see the comment at the top of its source, ozaki_model.c)\n");
             return 0;
         } else {
             fprintf(stderr, "ozaki_model: unknown option or missing value: %s (try --help)\n", argv[i]);
             return 2;
         }
+    }
+    if (span_n < 1 || span_count < 0 || span_slack < 0) {
+        fprintf(stderr, "ozaki_model: --span-n takes n in 1 ... 100000, --span-moduli a count in 1 ... %d, "
+                "--span-slack 1 ... 8 binades\n", OZAKI_MAX_MODULI);
+        return 2;
+    }
+    if (span_mode == 1) {
+        check_element();
+        span_search(span_n, span_count, span_slack);
+        span_named(span_count);
+        return done_testing();
+    }
+    if (span_mode == 2) {
+        span_leads(span_count);
+        return done_testing();
     }
     if (n_moduli <= 0 || n_sizes <= 0 || trials < 1) {
         fprintf(stderr, "ozaki_model: --moduli takes counts in 1 ... %d, --sizes n in 1 ... %d (at most 32 of "
