@@ -94,6 +94,23 @@ if (deep()) {
     ok($lines >= 3 && $code == 0, "the span leads: exit $code, $lines checks") or diag($err);
 }
 
+# The handled step (the model's --handled, the specification a GPU step is checked against): (R) as a
+# gate, a check after the products on a 7-bit INT8 product, an FP32 loop for what it refuses. Every
+# family (the harness's, the span search's, 100 binades scaled inversely, the issue's two-by-two)
+# within the fp32 bound at n = 1 ... 300 (make test: 1 ... 64), and today's C bit for bit where every
+# row and column meets (R).
+my $handled_n = deep() ? 300 : 64;
+quick_skips("the handled step at n = 1 ... $handled_n, not 1 ... 300, and not at n = 128, 1000, 4096");
+# make test-deep adds the harness's families at long sums, sampled (the fraction refused: the cost).
+($code, $out, $err) = run($model, '--handled', '--span-n', $handled_n, deep() ? ('--handled-long', '128 1000 4096') : ());
+($lines) = pass_on('the model', $code, $out, $err);
+ok($lines >= (deep() ? 27 : 20) && $code == 0, "the handled step: exit $code, $lines checks") or diag($err);
+# The control: a check whose W is rounded up (no lower bound of |A||B|) lets cases past the bound through.
+($code, $out, $err) = run($model, '--handled', '--span-n', 24, '--span-slack', 1);
+like($out, qr/^not ok \d+ - handled, span zero \(A's rows\), n = 1 \.\.\. 24: \d+ elements .*, [1-9]\d* past/m,
+     'the control: the handled step with W rounded up is caught') or diag($out . $err);
+is($code, 1, 'the control: --handled exits 1 when a check fails');
+
 # The cases a GPU step is matched against, bit for bit: A, B and the model's C per family and n.
 my $cases = "obj/ozaki_cases_$$";
 system('rm', '-rf', $cases);
@@ -158,7 +175,8 @@ SKIP: {
 # Bad usage: one line, exit 2.
 for my $bad (['--sizes', '0'], ['--sizes', '5000'], ['--sizes', '7x'], ['--moduli', '15'], ['--trials', 'abc'],
              ['--span-search', '--span-n', '0'], ['--span-search', '--span-moduli', '15'],
-             ['--span-search', '--span-slack', 'x']) {
+             ['--span-search', '--span-slack', 'x'], ['--handled', '--span-n', '2000'],
+             ['--handled', '--handled-long', '0']) {
     ($code, $out, $err) = run($model, @$bad);
     ok($code == 2 && $err =~ /\Aozaki_model: [^\n]+\n\z/, "@$bad: exit 2 and one line") or diag("exit $code: $err");
 }

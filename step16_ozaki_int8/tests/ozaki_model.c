@@ -35,6 +35,16 @@
  *   (a) bands of exponents each scaled on its own, summed exactly before the one rounding, (c) an
  *   FP32 loop for the elements past the rule; their errors on cases far past the edge and the
  *   harness's families.
+ * --handled: the step with the rule as a gate (the specification a GPU step is checked against bit for
+ *   bit; the algorithm: the comment before handled_gemm): where every row and column meets the rule, C
+ *   is today's; otherwise each element past it goes through a check after the products (a 7-bit INT8
+ *   product for a lower bound of |A||B|), and those it refuses through an FP32 loop. Checks, at
+ *   n = 1 ... --span-n (at most 1024): the whole C equals the element-wise form, today's C where every
+ *   row and column meets the rule, and every element of every family (the harness's, sampled past
+ *   n = 16; the search's spans; 100 binades scaled inversely; the issue's two-by-two) within the fp32
+ *   bound or no worse than the FP32 loop; prints how many elements (R) and the gate refuse.
+ *   --handled-long LIST  also the harness's families at these n (sampled 16 x 16), the fraction refused
+ *   --span-slack B (with --handled) the control: W rounded up and E trusted 2^B times more (must fail)
  *   --span-n N       the search's largest n (default 300)
  *   --span-moduli M  M moduli at every n (default: the default count for n)
  *   --span-slack B   the control: judge with a rule that trusts every span B binades more (the
@@ -1407,6 +1417,407 @@ static void span_leads(int count)
        accepted_past);
 }
 
+/* ---- The handled step (--handled): the span rule as a gate, a check after the products, an FP32 path ----
+ *
+ * The specification a GPU step is checked against bit for bit. For C = A B (n x n, row-major):
+ *   1. The maxima pass, per row i of A (column j of B), over its finite elements: the largest magnitude
+ *      (its exponent e_i: ozaki_exponent), the smallest nonzero magnitude, and the 1-norm ||a_i||_1,
+ *      summed in double, k ascending, each addition rounded up (__dadd_ru). From the first two, rho
+ *      (span_loss, at alpha bits for A, beta for B) and the half step: h_i = 2^(e_i - alpha - 1) where
+ *      rho_i > 0, else 0 (g_j the same for B's columns, at beta bits).
+ *   2. C = today's step (ozaki_model), every element.
+ *   3. (R) per pair: span_excess(rho_i, rho_j) <= T(n) (T = precision_bound(FP32, n)), in double. When
+ *      every row and column meets it against the other side's largest rho, nothing more runs: C is
+ *      today's C bit for bit.
+ *   4. Otherwise one more INT8 product, of bytes 0 ... 127: a'_ik = floor(|a_ik| 2^(7 - e_i)),
+ *      b'_kj = floor(|b_kj| 2^(7 - f_j)) (0 for non-finite), W_ij = sum_k a'_ik b'_kj in INT32 (exact:
+ *      n 127^2 < 2^31), W_low = W 2^(e_i + f_j - 14) (exact in double) <= (|A||B|)_ij.
+ *   5. Element (i, j) whose pair fails (R) is accepted where
+ *         mul_ru(1 + u, E) <= mul_rd(sub_rd(T, u), W_low),
+ *         E = add_ru(add_ru(h_i ||b_j||_1, g_j ||a_i||_1), h_i g_j n)
+ *      (h_i ||b_j||_1, g_j ||a_i||_1 and h_i g_j n are exact: powers of two times a double, no
+ *      underflow: h, g >= 2^-202, norms >= 2^-149); u = 2^-24. Every rounding is directed so the test is
+ *      conservative: E up, W_low exact, the right side down. All double: __dadd_ru, __dmul_ru,
+ *      __dmul_rd, __dsub_rd on a GPU (here emulated exactly with TwoSum / fma and nextafter).
+ *   6. A refused element is the FP32 loop: s = 0.0f; for k = 0 ... n-1: s = fmaf(a_ik, b_kj, s).
+ *      Elements with a non-finite factor in their sum keep step 2's NaN/Inf (the special pass). */
+static double add_ru(double x, double y)
+{
+    const double s = x + y, z = s - x, err = (x - (s - z)) + (y - z); /* TwoSum: s + err = x + y exactly */
+    return err > 0.0 ? nextafter(s, INFINITY) : s;
+}
+
+static double mul_dir(double x, double y, int up)
+{
+    const double p = x * y, err = fma(x, y, -p);
+    return up && err > 0.0 ? nextafter(p, INFINITY) : !up && err < 0.0 ? nextafter(p, -INFINITY) : p;
+}
+
+/* Step 1 for one row of A or column of B (k values, `stride` apart). */
+struct handled_line {
+    int e;       /* ozaki_exponent of the largest finite magnitude */
+    double rho;  /* span_loss */
+    double half; /* h (g): half the step where rho > 0, else 0 */
+    double norm; /* the 1-norm, rounded up */
+};
+
+static struct handled_line handled_line(const float *v, int k, size_t stride, int bits, float *scratch)
+{
+    struct handled_line line = {0, 0.0, 0.0, 0.0};
+    float m = 0.0f;
+    for (int l = 0; l < k; l++) {
+        const float x = v[(size_t)l * stride];
+        scratch[l] = x;
+        if (isfinite(x)) {
+            m = fmaxf(m, fabsf(x));
+            line.norm = add_ru(line.norm, fabs((double)x));
+        }
+    }
+    line.e = ozaki_exponent(m);
+    line.rho = span_loss(scratch, k, bits, NULL);
+    line.half = line.rho > 0.0 ? ldexp(1.0, line.e - bits - 1) : 0.0;
+    return line;
+}
+
+/* Steps 4 and 5 for one element: 1 where it is accepted. */
+static int handled_gate(const float *a, const float *b, size_t stride_b, int k, const struct handled_line *row,
+                        const struct handled_line *col, double bound, int slack)
+{
+    int32_t w = 0; /* exact: k 127^2 < 2^31 */
+    for (int l = 0; l < k; l++) {
+        const float x = a[l], y = b[(size_t)l * stride_b];
+        if (!isfinite(x) || !isfinite(y))
+            continue;
+        /* slack > 0, the control: bytes rounded up, a W that is no lower bound */
+        const double xs = fabs((double)x) * ldexp(1.0, 7 - row->e), ys = fabs((double)y) * ldexp(1.0, 7 - col->e);
+        w += (int32_t)(slack ? ceil(xs) : floor(xs)) * (int32_t)(slack ? ceil(ys) : floor(ys));
+    }
+    const double w_low = ldexp((double)w, row->e + col->e - 14);
+    /* slack > 0: the control, a check that trusts E 2^slack times more (with W rounded up: it must fail) */
+    const double err = ldexp(add_ru(add_ru(row->half * col->norm, col->half * row->norm), row->half * col->half * k),
+                             -slack);
+    return mul_dir(1.0 + UNIT_ROUNDOFF, err, 1) <= mul_dir(-add_ru(-bound, UNIT_ROUNDOFF), w_low, 0);
+}
+
+/* Step 6. */
+static float handled_fp32(const float *a, const float *b, size_t stride_b, int k)
+{
+    float s = 0.0f;
+    for (int l = 0; l < k; l++)
+        s = fmaf(a[l], b[(size_t)l * stride_b], s);
+    return s;
+}
+
+struct handled_counts {
+    long rows_past, cols_past;   /* rows (columns) whose rho fails (R) against the other side exact */
+    long elements, pairs_past;   /* elements, and those whose pair fails (R) */
+    long refused;                /* refused by the gate: the FP32 path */
+    int fast;                    /* every pair met (R): C is today's C */
+};
+
+/* The whole C, the handled way (steps 1 ... 6). */
+static void handled_gemm(const float *a, const float *b, float *c, int n, const struct ozaki_plan *plan, double bound,
+                         int slack, struct handled_counts *count)
+{
+    struct handled_line *rows = checked_calloc((size_t)n, sizeof *rows), *cols = checked_calloc((size_t)n, sizeof *cols);
+    float *scratch = checked_calloc((size_t)n, sizeof *scratch);
+    double rho_a = 0.0, rho_b = 0.0;
+    memset(count, 0, sizeof *count);
+    for (int i = 0; i < n; i++) {
+        rows[i] = handled_line(a + (size_t)i * n, n, 1, plan->alpha, scratch);
+        rho_a = fmax(rho_a, rows[i].rho);
+        count->rows_past += span_excess(rows[i].rho, 0.0) > bound;
+    }
+    for (int j = 0; j < n; j++) {
+        cols[j] = handled_line(b + j, n, (size_t)n, plan->beta, scratch);
+        rho_b = fmax(rho_b, cols[j].rho);
+        count->cols_past += span_excess(0.0, cols[j].rho) > bound;
+    }
+    ozaki_model(a, b, c, n, plan, NULL);
+    count->elements = (long)n * n;
+    count->fast = span_excess(rho_a, rho_b) <= bound;
+    if (!count->fast)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                if (span_excess(rows[i].rho, cols[j].rho) <= bound)
+                    continue;
+                count->pairs_past++;
+                const float *row = a + (size_t)i * n, *col = b + j;
+                if (handled_gate(row, col, (size_t)n, n, &rows[i], &cols[j], bound, slack))
+                    continue;
+                count->refused++;
+                int special = 0;
+                for (int l = 0; l < n; l++)
+                    special |= !isfinite(row[l]) || !isfinite(col[(size_t)l * n]);
+                if (!special)
+                    c[(size_t)i * n + j] = handled_fp32(row, col, (size_t)n, n);
+            }
+    free(rows), free(cols), free(scratch);
+}
+
+/* One element the handled way, from its row and column alone (k values each, contiguous; finite):
+ * what handled_gemm gives at (i, j). *refused and *past get the gate's and (R)'s verdicts. */
+static float handled_element(const float *a, const float *b, int k, const struct ozaki_plan *plan, double bound,
+                             int slack, int *past, int *refused, float *scratch)
+{
+    const struct handled_line row = handled_line(a, k, 1, plan->alpha, scratch);
+    const struct handled_line col = handled_line(b, k, 1, plan->beta, scratch);
+    *past = span_excess(row.rho, col.rho) > bound;
+    *refused = *past && !handled_gate(a, b, 1, k, &row, &col, bound, slack);
+    return *refused ? handled_fp32(a, b, 1, k) : ozaki_element(a, b, k, plan);
+}
+
+/* What the search found for one family. */
+struct handled_stats {
+    long elements, past, refused, broken, worse_than_loop;
+    double worst;   /* the largest error / bound */
+    int worst_n;
+    char worst_case[160];
+};
+
+/* One element checked: against the double reference (as reference_row sums it), within the bound
+ * or no worse than the FP32 loop (at tiny n a subnormal C can put one correctly rounded sum past it). */
+static void handled_check(const float *a, const float *b, int k, const struct ozaki_plan *plan, double bound,
+                          int slack, struct handled_stats *s, float *scratch, const char *what)
+{
+    int past, refused;
+    const float c = handled_element(a, b, k, plan, bound, slack, &past, &refused, scratch);
+    double ref = 0.0, abs_ref = 0.0;
+    for (int l = 0; l < k; l++) {
+        ref += (double)a[l] * (double)b[l];
+        abs_ref += fabs((double)a[l]) * fabs((double)b[l]);
+    }
+    s->elements++;
+    s->past += past;
+    s->refused += refused;
+    if (!(abs_ref > 0.0))
+        return;
+    const double err = isfinite(c) ? fabs((double)c - ref) / abs_ref : INFINITY;
+    if (err / bound > s->worst) {
+        s->worst = err / bound;
+        s->worst_n = k;
+        snprintf(s->worst_case, sizeof s->worst_case, "%s", what);
+    }
+    if (!(err <= bound)) {
+        const double loop = fabs((double)handled_fp32(a, b, 1, k) - ref) / abs_ref;
+        if (err <= loop)
+            s->worse_than_loop++; /* past the bound, as the FP32 loop is: counted, allowed */
+        else
+            s->broken++;
+    }
+}
+
+enum { HANDLED_DIST = 0, HANDLED_SPAN = DIST_COUNT, HANDLED_WIDE100 = HANDLED_SPAN + 2 * SPAN_FAMILIES,
+       HANDLED_GROUPS };
+
+static void handled_group_name(int g, char *out, size_t size)
+{
+    if (g < HANDLED_SPAN)
+        snprintf(out, size, "%s", dist_name((enum input_dist)g));
+    else if (g < HANDLED_WIDE100)
+        snprintf(out, size, "span %s (%s)", span_family_name[(g - HANDLED_SPAN) / 2],
+                 (g - HANDLED_SPAN) % 2 ? "B's columns" : "A's rows");
+    else
+        snprintf(out, size, "100 binades, B inverse");
+}
+
+/* --handled: every family at n = 1 ... max_n, each element checked; full matrices (handled_gemm
+ * against handled_element and ozaki_model) at n <= 12. */
+static void handled_search(int max_n, int slack)
+{
+    struct handled_stats stats[HANDLED_GROUPS];
+    memset(stats, 0, sizeof stats);
+    long full_elements = 0, full_differ = 0, fast_cases = 0, fast_differ = 0, slow_cases = 0;
+    long rows_past = 0, cols_past = 0, lines = 0, gemm_refused = 0;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int t = 0; t < max_n; t++) {
+        const int n = max_n - t;
+        struct ozaki_plan plan;
+        double bound;
+        if (span_plan(n, 0, &plan, &bound) != 0)
+            continue;
+        struct handled_stats local[HANDLED_GROUPS];
+        memset(local, 0, sizeof local);
+        long l_full = 0, l_differ = 0, l_fast = 0, l_fast_differ = 0, l_slow = 0, l_rows = 0, l_cols = 0, l_lines = 0;
+        long l_refused = 0;
+        float *a = checked_calloc((size_t)n * n, sizeof *a), *b = checked_calloc((size_t)n * n, sizeof *b);
+        float *c = checked_calloc((size_t)n * n, sizeof *c), *today = checked_calloc((size_t)n * n, sizeof *today);
+        float *row = checked_calloc((size_t)n, sizeof *row), *col = checked_calloc((size_t)n, sizeof *col);
+        float *scratch = checked_calloc((size_t)n, sizeof *scratch);
+        uint64_t state = 0x4a11ull * (uint64_t)n + 3;
+        char what[160];
+        /* the harness's families: 2 trials, every element up to n = 16, else 8 rows by 8 columns */
+        for (int d = 0; d < DIST_COUNT; d++)
+            for (int trial = 0; trial < 2; trial++) {
+                matgen_dist((enum input_dist)d, 'A', a, n, n, n, &state);
+                matgen_dist((enum input_dist)d, 'B', b, n, n, n, &state);
+                const int every = n <= 16, picks = every ? n : 8;
+                for (int pi = 0; pi < picks; pi++)
+                    for (int pj = 0; pj < picks; pj++) {
+                        const int i = every ? pi : (int)(rand31(&state) % (uint32_t)n);
+                        const int j = every ? pj : (int)(rand31(&state) % (uint32_t)n);
+                        for (int l = 0; l < n; l++)
+                            row[l] = a[(size_t)i * n + l], col[l] = b[(size_t)l * n + j];
+                        snprintf(what, sizeof what, "%s, n = %d, trial %d, row %d, column %d",
+                                 dist_name((enum input_dist)d), n, trial, i, j);
+                        handled_check(row, col, n, &plan, bound, slack, &local[d], scratch, what);
+                    }
+                if (n <= 12) { /* the whole C: handled_gemm equals handled_element; where fast, today's C */
+                    struct handled_counts counts;
+                    handled_gemm(a, b, c, n, &plan, bound, slack, &counts);
+                    ozaki_model(a, b, today, n, &plan, NULL);
+                    l_rows += counts.rows_past, l_cols += counts.cols_past, l_lines += 2L * n;
+                    l_refused += counts.refused;
+                    if (counts.fast) {
+                        l_fast++;
+                        l_fast_differ += memcmp(c, today, (size_t)n * n * sizeof *c) != 0;
+                    } else {
+                        l_slow++;
+                    }
+                    for (int i = 0; i < n; i++)
+                        for (int j = 0; j < n; j++) {
+                            int past, refused;
+                            for (int l = 0; l < n; l++)
+                                row[l] = a[(size_t)i * n + l], col[l] = b[(size_t)l * n + j];
+                            const float e = handled_element(row, col, n, &plan, bound, slack, &past, &refused, scratch);
+                            l_full++;
+                            l_differ += memcmp(&e, &c[(size_t)i * n + j], sizeof e) != 0;
+                        }
+                }
+            }
+        /* the span families (the search's: spans 6 ... 30, partners zero, small, normal; graded; inverse;
+         * both), both sides, every variant */
+        for (int f = 0; f < SPAN_FAMILIES; f++)
+            for (int side = 0; side < 2; side++)
+                for (int sigma = SPAN_MIN; sigma <= SPAN_MAX; sigma++)
+                    for (int d = -1; d <= 1; d++)
+                        for (int v = 0; v <= 2; v++) {
+                            const int sigma_b = sigma - 1 + d;
+                            if (!span_build((enum span_family)f, side, n, sigma, sigma_b, v, d, &plan, row, col, &state))
+                                continue;
+                            snprintf(what, sizeof what, "span %s, side %s, n = %d, span %d (B's %d), variant %d, d %d",
+                                     span_family_name[f], side ? "B" : "A", n, sigma, sigma_b, v, d);
+                            handled_check(row, col, n, &plan, bound, slack, &local[HANDLED_SPAN + 2 * f + side], scratch,
+                                          what);
+                        }
+        for (int v = 1; v <= 2; v++) /* 100 binades, B's column scaled inversely: every product near 1 */
+            if (span_build(FAMILY_INVERSE, 0, n, 100, 0, v, 0, &plan, row, col, &state)) {
+                snprintf(what, sizeof what, "100 binades inverse, n = %d, variant %d", n, v);
+                handled_check(row, col, n, &plan, bound, slack, &local[HANDLED_WIDE100], scratch, what);
+            }
+        free(a), free(b), free(c), free(today), free(row), free(col), free(scratch);
+#pragma omp critical
+        {
+            for (int g = 0; g < HANDLED_GROUPS; g++) {
+                struct handled_stats *to = &stats[g], *from = &local[g];
+                to->elements += from->elements, to->past += from->past, to->refused += from->refused;
+                to->broken += from->broken, to->worse_than_loop += from->worse_than_loop;
+                if (from->worst > to->worst || (from->worst == to->worst && from->worst_n > to->worst_n))
+                    to->worst = from->worst, to->worst_n = from->worst_n,
+                    memcpy(to->worst_case, from->worst_case, sizeof to->worst_case);
+            }
+            full_elements += l_full, full_differ += l_differ, fast_cases += l_fast, fast_differ += l_fast_differ;
+            slow_cases += l_slow, rows_past += l_rows, cols_past += l_cols, lines += l_lines, gemm_refused += l_refused;
+        }
+    }
+    ok(full_elements > 0 && full_differ == 0, "handled: the whole C (handled_gemm) equals the element-wise form bit "
+       "for bit, %ld of %ld elements (the harness's families, n = 1 ... 12)", full_elements - full_differ,
+       full_elements);
+    ok(fast_cases > 0 && fast_differ == 0, "handled: where every row and column meets (R), C is today's C bit for bit "
+       "(%ld of %ld such matrices; %ld others went through the gate)", fast_cases - fast_differ, fast_cases,
+       slow_cases);
+    printf("# full matrices, n = 1 ... 12: %ld of %ld rows and columns past (R) with the other side exact; "
+           "%ld elements refused by the gate\n", rows_past + cols_past, lines, gemm_refused);
+    printf("# %-34s %9s %9s %9s %9s %8s\n", "family", "elements", "past (R)", "refused", "refused%", "worst/T");
+    for (int g = 0; g < HANDLED_GROUPS; g++) {
+        const struct handled_stats *s = &stats[g];
+        char name[64];
+        handled_group_name(g, name, sizeof name);
+        printf("# %-34s %9ld %9ld %9ld %8.3f%% %8.3f\n", name, s->elements, s->past, s->refused,
+               s->elements ? 100.0 * s->refused / s->elements : 0.0, s->worst);
+    }
+    for (int g = 0; g < HANDLED_GROUPS; g++) {
+        const struct handled_stats *s = &stats[g];
+        char name[64];
+        if (s->elements == 0)
+            continue; /* a family without this side (both: A's rows alone) */
+        handled_group_name(g, name, sizeof name);
+        ok(s->elements > 0 && s->broken == 0, "handled, %s, n = 1 ... %d: %ld elements within the fp32 bound or no "
+           "worse than the FP32 loop, %ld past (%ld refused to the FP32 path, %ld as the loop is; the worst %.4g of the "
+           "bound: %s)", name, max_n, s->elements - s->broken, s->broken, s->refused, s->worse_than_loop, s->worst,
+           s->worst_case[0] ? s->worst_case : "none");
+    }
+    /* The two-by-two: one product, 2^-120, whose factor from A rounds to 0 in today's step. */
+    struct ozaki_plan plan;
+    double bound;
+    if (span_plan(2, 0, &plan, &bound) == 0) {
+        const float a[4] = {1.0f, 0x1p-120f, 1.0f, 0x1p-120f}, b[4] = {0.0f, 0.0f, 1.0f, 1.0f};
+        float c[4], today[4];
+        struct handled_counts counts;
+        handled_gemm(a, b, c, 2, &plan, bound, slack, &counts);
+        ozaki_model(a, b, today, 2, &plan, NULL);
+        double worst = 0.0;
+        for (int x = 0; x < 4; x++)
+            worst = fmax(worst, fabs(c[x] - 0x1p-120) / 0x1p-120);
+        ok(worst <= bound && counts.refused == 4, "handled, A = [[1, 2^-120], [1, 2^-120]], B = [[0, 0], [1, 1]]: "
+           "C = %g everywhere (today's step: %g), error %.3g of the bound; %ld rows and %ld columns past (R), %ld of "
+           "4 elements refused", c[0], today[0], worst / bound, counts.rows_past, counts.cols_past, counts.refused);
+    }
+}
+
+/* --handled-long LIST: the harness's families at long sums (n past the search's), one trial each, 16
+ * rows by 16 columns sampled: each element checked, and the fraction (R) and the gate refuse, the
+ * cost driver. */
+static void handled_long(const int *sizes, int n_sizes)
+{
+    struct handled_stats stats[32][DIST_COUNT];
+    memset(stats, 0, sizeof stats);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int t = 0; t < n_sizes * DIST_COUNT; t++) {
+        const int n = sizes[t / DIST_COUNT];
+        const enum input_dist d = (enum input_dist)(t % DIST_COUNT);
+        struct ozaki_plan plan;
+        double bound;
+        if (span_plan(n, 0, &plan, &bound) != 0)
+            continue;
+        float *a = checked_calloc((size_t)n * n, sizeof *a), *b = checked_calloc((size_t)n * n, sizeof *b);
+        float *row = checked_calloc((size_t)n, sizeof *row), *col = checked_calloc((size_t)n, sizeof *col);
+        float *scratch = checked_calloc((size_t)n, sizeof *scratch);
+        uint64_t state = 0x10a9ull * (uint64_t)n + (uint64_t)d;
+        matgen_dist(d, 'A', a, n, n, n, &state);
+        matgen_dist(d, 'B', b, n, n, n, &state);
+        char what[160];
+        for (int pi = 0; pi < 16; pi++)
+            for (int pj = 0; pj < 16; pj++) {
+                const int i = (int)(rand31(&state) % (uint32_t)n), j = (int)(rand31(&state) % (uint32_t)n);
+                for (int l = 0; l < n; l++)
+                    row[l] = a[(size_t)i * n + l], col[l] = b[(size_t)l * n + j];
+                snprintf(what, sizeof what, "%s, n = %d, row %d, column %d", dist_name(d), n, i, j);
+                handled_check(row, col, n, &plan, bound, 0, &stats[t / DIST_COUNT][d], scratch, what);
+            }
+        free(a), free(b), free(row), free(col), free(scratch);
+    }
+    printf("# long sums, 256 sampled elements per family and n: %% past (R), %% refused by the gate, worst error / T\n");
+    printf("# %-10s", "family");
+    for (int s = 0; s < n_sizes; s++)
+        printf("   n = %-17d", sizes[s]);
+    printf("\n");
+    for (int d = 0; d < DIST_COUNT; d++) {
+        printf("# %-10s", dist_name((enum input_dist)d));
+        long elements = 0, broken = 0, refused = 0;
+        for (int s = 0; s < n_sizes; s++) {
+            const struct handled_stats *st = &stats[s][d];
+            printf("   %5.1f%% %5.1f%% %8.3g", st->elements ? 100.0 * st->past / st->elements : 0.0,
+                   st->elements ? 100.0 * st->refused / st->elements : 0.0, st->worst);
+            elements += st->elements, broken += st->broken, refused += st->refused;
+        }
+        printf("\n");
+        ok(elements > 0 && broken == 0, "handled, %s, long sums: %ld sampled elements within the fp32 bound or no "
+           "worse than the FP32 loop, %ld past (%ld refused to the FP32 path)", dist_name((enum input_dist)d),
+           elements - broken, broken, refused);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int moduli[32], sizes[32];
@@ -1416,7 +1827,7 @@ int main(int argc, char **argv)
     int n_sizes = parse_list("1 2 3 7 17 33 100 256", sizes, 32, MAX_N);
     int trials = 2, trials_value = 0, expect_count = -1;
     const char *expect_text = NULL, *save_dir = NULL;
-    int span_mode = 0, span_n = 300, span_count = 0, span_slack = 0, value = 0;
+    int span_mode = 0, span_n = 300, span_count = 0, span_slack = 0, value = 0, long_sizes[32], n_long = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--moduli") && v)
@@ -1431,15 +1842,19 @@ int main(int argc, char **argv)
             save_dir = argv[++i];
         else if (!strcmp(argv[i], "--span-search") || !strcmp(argv[i], "--span-leads"))
             span_mode = !strcmp(argv[i], "--span-search") ? 1 : 2;
+        else if (!strcmp(argv[i], "--handled"))
+            span_mode = 3;
+        else if (!strcmp(argv[i], "--handled-long") && v)
+            n_long = parse_list(argv[++i], long_sizes, 32, 131071);
         else if (!strcmp(argv[i], "--span-n") && v)
             span_n = parse_list(argv[++i], &value, 1, 100000) == 1 ? value : -1;
         else if (!strcmp(argv[i], "--span-slack") && v)
-            span_slack = parse_list(argv[++i], &value, 1, 8) == 1 ? value : -1;
+            span_slack = parse_list(argv[++i], &value, 1, 60) == 1 ? value : -1;
         else if (!strcmp(argv[i], "--span-moduli") && v)
             span_count = parse_list(argv[++i], &value, 1, OZAKI_MAX_MODULI) == 1 ? value : -1;
         else if (!strcmp(argv[i], "--help")) {
             printf("usage: ozaki_model [--moduli LIST] [--sizes LIST] [--trials T] [--expect \"N FAMILY...\"] "
-                   "[--save-cases DIR]\n       ozaki_model --span-search|--span-leads [--span-n N] [--span-moduli M] "
+                   "[--save-cases DIR]\n       ozaki_model --span-search|--span-leads|--handled [--span-n N] [--span-moduli M] "
                    "[--span-slack B]\n"
                    "(see the comment at the top of its source, ozaki_model.c)\n");
             return 0;
@@ -1450,7 +1865,7 @@ int main(int argc, char **argv)
     }
     if (span_n < 1 || span_count < 0 || span_slack < 0) {
         fprintf(stderr, "ozaki_model: --span-n takes n in 1 ... 100000, --span-moduli a count in 1 ... %d, "
-                "--span-slack 1 ... 8 binades\n", OZAKI_MAX_MODULI);
+                "--span-slack 1 ... 60 binades\n", OZAKI_MAX_MODULI);
         return 2;
     }
     if (span_mode == 1) {
@@ -1461,6 +1876,20 @@ int main(int argc, char **argv)
     }
     if (span_mode == 2) {
         span_leads(span_count);
+        return done_testing();
+    }
+    if (span_mode == 3) {
+        if (span_n > MAX_N) {
+            fprintf(stderr, "ozaki_model: --handled takes --span-n in 1 ... %d\n", MAX_N);
+            return 2;
+        }
+        if (n_long < 0) {
+            fprintf(stderr, "ozaki_model: --handled-long takes n in 1 ... 131071, at most 32 of them\n");
+            return 2;
+        }
+        handled_search(span_n, span_slack);
+        if (n_long > 0)
+            handled_long(long_sizes, n_long);
         return done_testing();
     }
     if (n_moduli <= 0 || n_sizes <= 0 || trials < 1) {
