@@ -102,6 +102,8 @@ struct gpu_run {
      * program with one). */
     const struct step_config *config;
     const struct step_math *math;
+    /* Out: the step's line on what its launch found in the inputs (step_ops.report), or "". */
+    char step_report[320];
 };
 
 double gpu_run_total_ms(const struct gpu_run *run);

@@ -80,6 +80,9 @@ struct step_info {
      * bound, each with why and from where: "mixed: ...; huge: ...", NULL for a step within it on
      * all. The tests and make reproduce record and report its FAILs there, and require one. */
     const char *outside_bound;
+    /* What the step does where its fast path's accuracy does not hold, for --describe; the run
+     * report counts how often it did (step_ops.report). NULL: no such path. */
+    const char *special_path;
     /* The step whose source this one starts from, when it is not the step before it on the
      * ladder ("step13": step 16 takes step 13's pipeline, not step 15's fused split). `make
      * diff` reads it from the source, as the build reads exact_cc; NULL: the step before. */
@@ -122,6 +125,10 @@ struct step_ops {
     void (*launch)(const struct step_run *run);
     /* After the last launch: free what setup made (library handles). */
     void (*teardown)(struct step_run *run);
+    /* After the first launch, outside the clock: one line for the run report on what the launch
+     * found in the inputs (step 16: how many rows, columns and elements took its special path);
+     * NULL: nothing to say. */
+    void (*report)(const struct step_run *run, char *line, size_t size);
 };
 
 /* Allocate device matrices, copy A and B in, multiply, copy C back, free; fill in

@@ -240,6 +240,7 @@ static void describe_block(const struct step_math *m, int n)
     printf("change=%s\n", step_info.change ? step_info.change : "");
     printf("fails_on_purpose=%s\n", step_info.fails_on_purpose ? step_info.fails_on_purpose : "");
     printf("outside_bound=%s\n", step_info.outside_bound ? step_info.outside_bound : "");
+    printf("special_path=%s\n", step_info.special_path ? step_info.special_path : "");
     printf("builds_on=%s\n", step_info.builds_on ? step_info.builds_on : "");
 }
 
@@ -406,6 +407,8 @@ int main(int argc, char **argv)
                    e2e.alloc_ms, e2e.h2d_ms, e2e.kernel_ms, e2e.d2h_ms, e2e.free_ms);
         printf("Kernel: %.4f ms (%.2f GFLOPS), median of %d after a warm-up\n", kernel_ms,
                gflops(n, kernel_ms), opt.reps);
+        if (e2e.step_report[0])
+            printf("%s\n", e2e.step_report);
         if (res.unwritten || bad_nonfinite) {
             printf("FAIL: %zu unwritten, %zu NaN/Inf elements an FP32 GEMM does not give there, %zu finite where it "
                    "gives NaN or Inf", res.unwritten, res.nonfinite - res.expected_nonfinite, res.wrong_nonfinite);

@@ -324,6 +324,141 @@ OZAKI_HD float ozaki_reconstruct_limbs(const struct ozaki_plan *plan, const int 
     return out;
 }
 
+/* ---- Where the scaling keeps the fp32 bound, and the check for where it may not (the README's
+ * "Where it stops" derives both; tests/ozaki_model.c searches them) ----
+ *
+ * A row scaled to `bits` bits below its largest magnitude big (exponent e) rounds each element to
+ * the step 2^(e - bits). Relative to the row's smallest nonzero magnitude small, in [2^low, 2^(low + 1)),
+ * the rounding errs by at most rho = 2^(sigma - bits), sigma = e - 1 - low the row's span in binades;
+ * 0 where small's last bit, 2^max(low - 23, -149), is already at least the step; at most 1 (an
+ * element rounded to 0 loses itself). big = 0 (no nonzero): 0. */
+#define OZAKI_UNIT_ROUNDOFF 0x1p-24 /* u, FP32's unit roundoff */
+
+OZAKI_HD double ozaki_span_rho(float big, float small, int bits)
+{
+    if (!(big > 0.0f) || !(small < INFINITY))
+        return 0.0;
+    const int e = ozaki_exponent(big), low = ozaki_exponent(small) - 1; /* low = floor(log2 small) */
+    if ((low - 23 > -149 ? low - 23 : -149) >= e - bits)
+        return 0.0;
+    return e - 1 - low >= bits ? 1.0 : ozaki_pow2(e - 1 - low - bits);
+}
+
+/* The condition (R) for a row with rho_a and a column with rho_b: every element of C they make is
+ * within (1 + u)(1 + rho_a)(1 + rho_b) - 1 of |A||B|, so (R) is this <= T(n), the fp32 bound. Computed
+ * without the cancellation, in the same roundings on both processors (no fused multiply-add). */
+OZAKI_HD double ozaki_span_excess(double rho_a, double rho_b)
+{
+#ifdef __CUDA_ARCH__
+    return __dadd_rn(__dadd_rn(__dadd_rn(rho_a, rho_b), __dmul_rn(rho_a, rho_b)),
+                     __dmul_rn(__dmul_rn(OZAKI_UNIT_ROUNDOFF, __dadd_rn(1.0, rho_a)), __dadd_rn(1.0, rho_b)));
+#else
+    return rho_a + rho_b + rho_a * rho_b + OZAKI_UNIT_ROUNDOFF * (1.0 + rho_a) * (1.0 + rho_b);
+#endif
+}
+
+/* Directed roundings in double: the GPU has them as instructions; here exactly, from the rounded
+ * result and its error (TwoSum, fma). */
+OZAKI_HD double ozaki_add_up(double x, double y)
+{
+#ifdef __CUDA_ARCH__
+    return __dadd_ru(x, y);
+#else
+    const double s = x + y, z = s - x, err = (x - (s - z)) + (y - z); /* s + err = x + y exactly */
+    return err > 0.0 ? nextafter(s, INFINITY) : s;
+#endif
+}
+
+OZAKI_HD double ozaki_mul_up(double x, double y)
+{
+#ifdef __CUDA_ARCH__
+    return __dmul_ru(x, y);
+#else
+    const double p = x * y, err = fma(x, y, -p);
+    return err > 0.0 ? nextafter(p, INFINITY) : p;
+#endif
+}
+
+OZAKI_HD double ozaki_mul_down(double x, double y)
+{
+#ifdef __CUDA_ARCH__
+    return __dmul_rd(x, y);
+#else
+    const double p = x * y, err = fma(x, y, -p);
+    return err < 0.0 ? nextafter(p, -INFINITY) : p;
+#endif
+}
+
+OZAKI_HD double ozaki_sub_down(double x, double y)
+{
+    return -ozaki_add_up(-x, y);
+}
+
+/* The check after the products, for an element whose row and column fail (R). Each scaled element
+ * a' = A' 2^(e - alpha) is within h (half the row's step, 0 where rho is 0) of a, each b' within g, so
+ * a b - a' b' = (a - a') b + a' (b - b') and the scaling's error is at most
+ *     E = h ||b_j||_1 + g ||a'_i||_1 <= h ||b'_j||_1 + g ||a'_i||_1 + h g k,
+ * with the 1-norms of the scaled rows and columns (bounded above: ozaki_norm_bound). The one rounding adds
+ * u (|A||B| + E), so the bound T holds where (1 + u) E <= (T - u) W_low for any W_low <= (|A||B|)_ij:
+ * w, an INT32 sum of products of the magnitudes truncated to 7 bits below their row's (2^e_i) and
+ * column's (2^f_j) largest, over the first ozaki_check_terms(k) terms (each >= 0: fewer terms, still
+ * a lower bound), is one: W_low = w 2^(e_i + f_j - 14). Everything is computed relative to
+ * 2^(e_i + f_j) (a power of two: the same comparison, exactly), so h = 2^(-alpha - 1) or 0 and
+ * W_low = w 2^-14. Every rounding leans against acceptance. */
+
+/* The terms the check's product sums: an eighth of k, in whole steps of 128 (the GPU's tile), and at
+ * least 512: its cost an eighth of one modulus's product, and enough terms that on dense inputs the
+ * lower bound stays within a small factor of |A||B| (a sixteenth refused one element in 5,000 of
+ * the wide family at n = 4096). */
+#define OZAKI_CHECK_SHARE 8
+#define OZAKI_CHECK_STEP 128
+#define OZAKI_CHECK_LEAST 512
+OZAKI_HD int ozaki_check_terms(int k)
+{
+    const int share = ((k + OZAKI_CHECK_SHARE - 1) / OZAKI_CHECK_SHARE + OZAKI_CHECK_STEP - 1) / OZAKI_CHECK_STEP *
+                      OZAKI_CHECK_STEP;
+    return share > OZAKI_CHECK_LEAST ? share : OZAKI_CHECK_LEAST;
+}
+
+/* At least ||a'||_1 / 2^e, the 1-norm of a line's scaled values relative to its 2^e, from abs_sum, the
+ * sum of its k magnitudes as computed in double (to nearest, in any order: below the true sum by at
+ * most (k - 1) 2^-53 of it, so abs_sum (1 + k 2^-52) is above it), and half, its half step relative to
+ * 2^e: each scaled value is within half of the value it scales (|a'| <= |a| + h). Rounded up. */
+OZAKI_HD double ozaki_norm_bound(double abs_sum, int k, int e, double half)
+{
+    const double sum_up = ozaki_mul_up(abs_sum, 1.0 + (double)k * 0x1p-52);
+    return ozaki_add_up(sum_up * ozaki_pow2(-e), (double)k * half); /* each product exact */
+}
+
+/* h (g) relative to 2^e: half the step where rho > 0, else 0. */
+OZAKI_HD double ozaki_half_step(double rho, int bits)
+{
+    return rho > 0.0 ? ozaki_pow2(-bits - 1) : 0.0;
+}
+
+/* The check for one element: h, g, the norms relative to their 2^e (above), w the 7-bit product,
+ * bound_less_u = T - u rounded down (ozaki_sub_down). 1: accepted. */
+OZAKI_HD int ozaki_check_accepts(int32_t w, double h, double g, double norm_a, double norm_b, int k,
+                                 double bound_less_u)
+{
+    /* each product exact: powers of two times a double, far from underflow */
+    const double err = ozaki_add_up(ozaki_add_up(h * norm_b, g * norm_a), h * g * (double)k);
+    return ozaki_mul_up(1.0 + OZAKI_UNIT_ROUNDOFF, err) <= ozaki_mul_down(bound_less_u, (double)w) * 0x1p-14;
+}
+
+/* The widest rho of a column that still meets (R) with a row of rho_a: rho is 0, 1 or a power of two
+ * 2^-1 ... 2^-60, and ozaki_span_excess grows with it, so (R) holds for the pair exactly where the
+ * column's rho is at most this; -1 where not even an exact column does. */
+OZAKI_HD double ozaki_span_limit(double rho_a, double bound)
+{
+    if (!(ozaki_span_excess(rho_a, 0.0) <= bound))
+        return -1.0;
+    for (int x = 0; x >= -60; x--)
+        if (ozaki_span_excess(rho_a, ozaki_pow2(x)) <= bound)
+            return ozaki_pow2(x);
+    return 0.0;
+}
+
 /* The plan for `count` moduli and sums of k products: P and the q_l, then alpha + beta as large
  * as k 2^(alpha + beta) < P / 2 allows, split evenly (beta takes the odd bit). Returns 0, or -1
  * when count is out of 1 ... OZAKI_MAX_MODULI or no bits are left for k (k too long for P). */

@@ -2,9 +2,11 @@
  * arithmetic and says why each part is exact).
  *
  * Passes, all part of the step's time:
- *   1. each row of A's and each column of B's largest finite magnitude; rows and columns holding
- *      NaN or Inf marked (they take no part: step 14's special_values pass gives them an FP32
- *      GEMM's NaN and Inf at the end);
+ *   1. each row of A's and each column of B's largest finite magnitude and smallest nonzero one;
+ *      rows and columns holding NaN or Inf marked (they take no part: step 14's special_values
+ *      pass gives them an FP32 GEMM's NaN and Inf at the end); from the two magnitudes each row's
+ *      and column's span, and whether every pair meets the condition (R) (ozaki.h) under which
+ *      the scaling keeps the fp32 bound: the flag needs_check, read on the GPU by the passes after;
  *   2. A scaled to integers (|A'| <= 2^alpha) and reduced mod each modulus: a plane of
  *      INT8, row-major (K-major, as INT8 wgmma reads A); B the same, transposed (K-major too);
  *   3. an INT8 product per modulus on wgmma m64n256k32 .s32.s8.s8 (step 13's TMA/mbarrier pipeline),
@@ -12,6 +14,12 @@
  *      a plane of bytes per modulus;
  *   4. the remainder theorem per element, in 32-bit limbs, and one rounding to FP32;
  *   5. NaN and Inf.
+ * Where a pair fails (R) (needs_check; otherwise this work is skipped or its blocks return at once):
+ * pass 2 also sums each row's and column's scaled integers' magnitudes (exactly, in 64-bit integers)
+ * and writes the magnitudes truncated to 7 bits of the first ozaki_check_terms(n) columns of A and
+ * rows of B; one more INT8 product of those (a lower bound of |A||B|), whose blocks check each element
+ * of a failing pair (ozaki_check_accepts) and mark those refused; the refused ones computed again by
+ * an FP32 loop (refused_fp32).
  * The number of moduli, the accuracy knob: by default 10 for sums of fewer than 128 products and
  * 8 from there (ozaki_default_moduli: short sums have the tightest bound); built with -DMODULI=N
  * (a variant its experiments.json declares, N = 5 ... 14) it uses N at every n. The most a build
@@ -55,7 +63,10 @@
 #define BT_COLS 32
 #define BT_K 128
 #define BT_ROW (BT_K + 4)
-#define BT_SMEM (MAX_MODULI * BT_COLS * BT_ROW)
+#define BT_SMEM ((MAX_MODULI + 1) * BT_COLS * BT_ROW)
+/* The check's planes (the magnitudes' bytes of A and Bt, the refused marks) sit after the moduli's. */
+#define CHECK_PLANE MAX_MODULI
+#define PLANES (MAX_MODULI + 1)
 
 const struct step_info step_info = {
     .program = "step16",
@@ -65,36 +76,49 @@ const struct step_info step_info = {
     .needs = "Hopper's TMA and INT8 wgmma, in sm_90a code",
     .exact_cc = 90,
     .precision = PRECISION_FP32,
-    /* 3 bytes an element per modulus (residues of A, of Bt, of the products). */
-    .scratch_matrices = (3 * MAX_MODULI + 3) / 4,
-    .outside_bound = "mixed: an element more than alpha - 24 binades below the largest of its row (of A) or "
-        "column (of B) loses low bits when scaled to an integer (alpha: 38 at n = 2 with 10 moduli), and the "
-        "componentwise bound fails where it meets a large partner: the mixed family's rows span 80 binades",
+    /* 3 bytes an element per plane (residues of A, of Bt, of the products; the check's three). */
+    .scratch_matrices = (3 * PLANES + 3) / 4,
+    .special_path = "where a row of A and a column of B together fail the span condition (R), a check after the "
+        "products (a 7-bit INT8 product, a lower bound of |A||B|) accepts each of their elements or refuses it, and "
+        "an FP32 loop computes the refused ones; the run report counts the rows, columns and elements",
     .builds_on = "step13", /* step 13's TMA/wgmma pipeline, on bytes instead of TF32 */
 };
 
-/* 1. The largest finite magnitudes, as their bits (a float >= 0 orders as its bits do). A: one
- * warp per row. */
-__global__ static void row_maxima(const float *a, size_t lda, int n, unsigned *row_max, int *row_special,
-                                  int *any_special)
+/* 1. The largest finite magnitudes and the smallest nonzero ones, as their bits (a float >= 0
+ * orders as its bits do), the smallest kept complemented, so that a zeroed word means "none" and the
+ * columns' blocks can meet in an atomic maximum; and the sums of the magnitudes in double, in one
+ * order the CPU model follows (ozaki_model.c's handled_line), for the check's 1-norms. A: one warp
+ * per row, lane l summing k = l, l + 32, ..., the lanes then paired in a butterfly. */
+__global__ static void row_maxima(const float *a, size_t lda, int n, unsigned *row_max, unsigned *row_min_not,
+                                  double *row_abs_sum, int *row_special, int *any_special)
 {
     const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (row >= n)
         return;
-    float m = 0.0f;
+    float m = 0.0f, low = INFINITY;
+    double sum = 0.0;
     int special = 0;
     for (int k = lane; k < n; k += 32) {
         const float x = a[(size_t)row * lda + k];
-        if (isfinite(x))
+        if (isfinite(x)) {
             m = fmaxf(m, fabsf(x));
-        else
+            sum = __dadd_rn(sum, fabs((double)x));
+            if (x != 0.0f)
+                low = fminf(low, fabsf(x));
+        } else {
             special = 1;
+        }
     }
-    for (int d = 16; d > 0; d /= 2)
+    for (int d = 16; d > 0; d /= 2) {
         m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
+        low = fminf(low, __shfl_xor_sync(0xffffffffu, low, d));
+        sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, d));
+    }
     special = __any_sync(0xffffffffu, special);
     if (lane == 0) {
         row_max[row] = __float_as_uint(m);
+        row_min_not[row] = low < INFINITY ? ~__float_as_uint(low) : 0u;
+        row_abs_sum[row] = sum;
         if (special) {
             row_special[row] = 1;
             *any_special = 1;
@@ -102,30 +126,99 @@ __global__ static void row_maxima(const float *a, size_t lda, int n, unsigned *r
     }
 }
 
-/* B: a thread per column and 64 rows, the block's threads along the row (coalesced); the
- * blocks of a column meet in an atomic maximum. */
+/* B: a thread per column and 64 rows, the block's threads along the row (coalesced); the blocks of
+ * a column meet in atomic maxima, and leave their sums of magnitudes (k in order) for span_check
+ * to add, chunk after chunk. */
 #define COL_ROWS 64
-__global__ static void col_maxima(const float *b, size_t ldb, int n, unsigned *col_max, int *col_special,
-                                  int *any_special)
+__global__ static void col_maxima(const float *b, size_t ldb, int n, int padded, unsigned *col_max,
+                                  unsigned *col_min_not, double *col_abs_sums, int *col_special, int *any_special)
 {
     const int col = blockIdx.x * blockDim.x + threadIdx.x, k0 = blockIdx.y * COL_ROWS;
     if (col >= n)
         return;
-    float m = 0.0f;
+    float m = 0.0f, low = INFINITY;
+    double sum = 0.0;
     int special = 0;
     for (int k = k0; k < k0 + COL_ROWS && k < n; k++) {
         const float x = b[(size_t)k * ldb + col];
-        if (isfinite(x))
+        if (isfinite(x)) {
             m = fmaxf(m, fabsf(x));
-        else
+            sum = __dadd_rn(sum, fabs((double)x));
+            if (x != 0.0f)
+                low = fminf(low, fabsf(x));
+        } else {
             special = 1;
+        }
     }
-    if (m > 0.0f)
+    col_abs_sums[(size_t)blockIdx.y * padded + col] = sum;
+    if (m > 0.0f) {
         atomicMax(&col_max[col], __float_as_uint(m));
+        atomicMax(&col_min_not[col], ~__float_as_uint(low));
+    }
     if (special) {
         col_special[col] = 1;
         *any_special = 1;
     }
+}
+
+/* What the check after the products needs of a row of A or a column of B (padded many of each),
+ * relative to the line's 2^e (ozaki.h). */
+struct line_facts {
+    double *rho;   /* ozaki_span_rho */
+    double *half;  /* ozaki_half_step: half the step, where rho > 0; else 0 */
+    double *limit; /* ozaki_span_limit: the widest rho of the other side that meets (R) with this line */
+    double *norm;  /* ozaki_norm_bound: at least the 1-norm of the line's scaled values */
+};
+
+/* What the passes after the maxima read, and the counts a run reports. */
+struct check_counts {
+    unsigned long long rho_a_bits, rho_b_bits; /* the widest rows' and columns' rho, as bits (>= 0) */
+    int rows_past; /* rows of A failing (R) even against an exact column */
+    int cols_past;
+    int refused;   /* elements the check refused: computed by the FP32 loop */
+    int listed;    /* of them, put on the list (the list's length: past it, the tiles take them) */
+};
+
+/* Whether some pair fails (R): (R) grows with each rho, so the widest row against the widest column
+ * decides for all. Each pass after span_check asks. */
+__device__ static __forceinline__ bool check_needed(const struct check_counts *c, double bound)
+{
+    return ozaki_span_excess(__longlong_as_double((long long)c->rho_a_bits),
+                             __longlong_as_double((long long)c->rho_b_bits)) > bound;
+}
+
+__device__ static __forceinline__ void line_fact(unsigned max_bits, unsigned min_not, double abs_sum, int n, int bits,
+                                                 double bound, const struct line_facts *f, int at,
+                                                 unsigned long long *rho_most, int *past)
+{
+    const float big = __uint_as_float(max_bits);
+    const double rho = ozaki_span_rho(big, min_not ? __uint_as_float(~min_not) : INFINITY, bits);
+    f->rho[at] = rho;
+    f->half[at] = ozaki_half_step(rho, bits);
+    f->limit[at] = ozaki_span_limit(rho, bound);
+    f->norm[at] = ozaki_norm_bound(abs_sum, n, ozaki_exponent(big), f->half[at]);
+    if (rho > 0.0)
+        atomicMax(rho_most, (unsigned long long)__double_as_longlong(rho));
+    const int is_past = ozaki_span_excess(rho, 0.0) > bound, lane = threadIdx.x % 32;
+    const int warp_past = __popc(__ballot_sync(0xffffffffu, is_past));
+    if (lane == 0 && warp_past)
+        atomicAdd(past, warp_past);
+}
+
+/* Every row's and column's facts (a thread for row i and column i), the columns' sums added chunk
+ * by chunk in order. */
+__global__ static void span_check(const unsigned *row_max, const unsigned *row_min_not, const double *row_abs_sum,
+                                  const unsigned *col_max, const unsigned *col_min_not, const double *col_abs_sums,
+                                  int n, int padded, int alpha, int beta, double bound, struct line_facts rows,
+                                  struct line_facts cols, struct check_counts *counts)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x; /* padded is a multiple of the block */
+    double col_sum = 0.0;
+    for (int c = 0; i < n && c < (n + COL_ROWS - 1) / COL_ROWS; c++)
+        col_sum = __dadd_rn(col_sum, col_abs_sums[(size_t)c * padded + i]);
+    line_fact(row_max[i], row_min_not[i], i < n ? row_abs_sum[i] : 0.0, n, alpha, bound, &rows, i,
+              &counts->rho_a_bits, &counts->rows_past);
+    line_fact(col_max[i], col_min_not[i], col_sum, n, beta, bound, &cols, i, &counts->rho_b_bits, &counts->cols_past);
 }
 
 /* The power of two that scales a row (or column) whose largest magnitude has these bits. */
@@ -164,10 +257,18 @@ __device__ static __forceinline__ void store_residues_a(const int64_t v[4], int 
     }
 }
 
+/* The check's byte: |x| truncated to 7 bits below its row's (column's) largest, 0 ... 127; 0 for
+ * NaN and Inf. scale_7: 2^(7 - e), exact. */
+__device__ static __forceinline__ uint8_t magnitude_byte(float x, double scale_7)
+{
+    return isfinite(x) ? (uint8_t)(int)(fabs((double)x) * scale_7) : 0;
+}
+
 /* 2. Residues of A: four neighbours of a row per thread (one float4 read, one 4-byte write per
  * modulus). The padding is zero, so the padded matrix is read as it is. */
 __global__ static void residues_a(const float *a, size_t lda, int padded, const unsigned *row_max, int alpha,
-                                  int count, int8_t *ra)
+                                  int count, const struct check_counts *counts, double bound, int check_terms,
+                                  int8_t *ra)
 {
     const int k = 4 * (blockIdx.x * blockDim.x + threadIdx.x), i = blockIdx.y;
     if (k >= padded)
@@ -178,7 +279,15 @@ __global__ static void residues_a(const float *a, size_t lda, int padded, const 
     int64_t v[4];
     for (int q = 0; q < 4; q++)
         v[q] = isfinite(xs[q]) ? ozaki_scaled_by(xs[q], scale) : 0;
-    store_residues_a<0>(v, count, alpha <= 31, ra, (size_t)padded * padded, (size_t)i * padded + k);
+    const size_t plane = (size_t)padded * padded, at = (size_t)i * padded + k;
+    store_residues_a<0>(v, count, alpha <= 31, ra, plane, at);
+    if (k < check_terms && check_needed(counts, bound)) {
+        const double scale_7 = row_scale(row_max[i], 7);
+        uint32_t w = 0;
+        for (int q = 0; q < 4; q++)
+            w |= (uint32_t)magnitude_byte(xs[q], scale_7) << (8 * q);
+        *(uint32_t *)(ra + CHECK_PLANE * plane + at) = w;
+    }
 }
 
 template <int L>
@@ -197,37 +306,98 @@ __device__ static __forceinline__ void put_residues_bt(int64_t v, int count, boo
  * then writes 16 bytes of a row of Bt per modulus. */
 __global__ static void __launch_bounds__(256) residues_bt(const float *b, size_t ldb, int padded,
                                                           const unsigned *col_max, int beta, int count,
-                                                          int8_t *rbt)
+                                                          const struct check_counts *counts, double bound,
+                                                          int check_terms, int8_t *rbt)
 {
     extern __shared__ uint8_t s_bt[];
     const int tx = threadIdx.x % BT_COLS, ty = threadIdx.x / BT_COLS;
     const int j0 = blockIdx.x * BT_COLS, k0 = blockIdx.y * BT_K;
-    const double scale = row_scale(col_max[j0 + tx], beta);
+    const double scale = row_scale(col_max[j0 + tx], beta), scale_7 = row_scale(col_max[j0 + tx], 7);
+    const bool check_bytes = k0 < check_terms && check_needed(counts, bound);
     for (int kk = ty; kk < BT_K; kk += 256 / BT_COLS) {
         const float x = b[(size_t)(k0 + kk) * ldb + j0 + tx];
         put_residues_bt<0>(isfinite(x) ? ozaki_scaled_by(x, scale) : 0, count, beta <= 31, s_bt, tx * BT_ROW + kk);
+        if (check_bytes)
+            s_bt[CHECK_PLANE * BT_COLS * BT_ROW + tx * BT_ROW + kk] = magnitude_byte(x, scale_7);
     }
     __syncthreads();
     const size_t plane = (size_t)padded * padded;
-    for (int c = threadIdx.x; c < count * BT_COLS * (BT_K / 16); c += 256) {
-        const int l = c / (BT_COLS * (BT_K / 16)), jj = c / (BT_K / 16) % BT_COLS, chunk = c % (BT_K / 16);
+    for (int c = threadIdx.x; c < (count + check_bytes) * BT_COLS * (BT_K / 16); c += 256) {
+        int l = c / (BT_COLS * (BT_K / 16));
+        const int jj = c / (BT_K / 16) % BT_COLS, chunk = c % (BT_K / 16);
+        l = l < count ? l : CHECK_PLANE; /* the check's plane after the moduli's */
         const uint32_t *from = (const uint32_t *)(s_bt + (l * BT_COLS + jj) * BT_ROW + 16 * chunk);
         *(uint4 *)(rbt + l * plane + (size_t)(j0 + jj) * padded + k0 + 16 * chunk) =
             make_uint4(from[0], from[1], from[2], from[3]);
     }
 }
 
-/* 3. One block: the residues of C[m0 : m0 + BM, n0 : n0 + BN] for modulus blockIdx.y. The maps
- * cover all planes stacked (row l * padded + i). */
+/* What the check's blocks need beside the product: the facts of every row and column, the bound,
+ * where to mark. */
+struct check_args {
+    struct line_facts rows, cols;
+    double bound;        /* T */
+    double bound_less_u; /* T - u, rounded down */
+    int n, alpha, beta;
+    int k_tiles; /* the check's product: ozaki_check_terms(n) terms, in tiles of BK */
+    struct check_counts *counts;
+    uint8_t *refused;  /* a mark per element of C (padded x padded) */
+    int *tile_refused; /* per block tile of C (BM x BN): some element refused */
+    long long *list;   /* the refused elements, i padded + j, while they fit (padded of them) */
+};
+
+/* A block's columns' facts, in shared memory for its check (relative to 2^f_j: ozaki.h), and the
+ * largest of their half steps and norms. */
+struct column_facts {
+    double rho[BN], half[BN], norm[BN];
+    double half_most, norm_most;
+};
+
+/* The least w that the check accepts for every element of a row with these facts (h, norm) against
+ * columns whose half steps and norms are at most (g, norm_b): their E is at most this one's (every
+ * operation in ozaki_check_accepts grows with its operands), and so is their left side; INT_MAX where
+ * no w below 2^31 would do. An element whose w reaches it is accepted without its own arithmetic,
+ * with the same verdict. */
+__device__ static int least_accepted(double h, double g, double norm_a, double norm_b, int k, double bound_less_u)
+{
+    const double err = ozaki_add_up(ozaki_add_up(h * norm_b, g * norm_a), h * g * (double)k);
+    const double need = ozaki_mul_up(1.0 + OZAKI_UNIT_ROUNDOFF, err); /* mul_down(T - u, w) 2^-14 >= need */
+    const double guess = ceil(need * 0x1p14 / bound_less_u);
+    if (!(guess < 2147483647.0))
+        return INT_MAX;
+    int w = (int)guess;
+    while (w > 0 && ozaki_mul_down(bound_less_u, (double)(w - 1)) * 0x1p-14 >= need)
+        w--;
+    while (w < INT_MAX && !(ozaki_mul_down(bound_less_u, (double)w) * 0x1p-14 >= need))
+        w++;
+    return w;
+}
+
+/* The consumer warpgroups alone meet here (named barrier 1; 0 is __syncthreads'). */
+__device__ static __forceinline__ void consumers_sync()
+{
+    asm volatile("bar.sync 1, %0;" ::"n"(128 * CONSUMERS));
+}
+
+/* 3. One block: the residues of C[m0 : m0 + BM, n0 : n0 + BN] for modulus blockIdx.y; or, compiled
+ * as the check (CHECK, only when needs_check), the 7-bit product over the check's terms and a mark
+ * per element. One main loop, two epilogues: two kernels, so that the check's arithmetic among the
+ * accumulators cannot change how ptxas schedules the moduli's wgmmas. The maps cover all planes
+ * stacked (row l * padded + i). */
+template <bool CHECK>
 __global__ static void __launch_bounds__(THREADS, 1)
     residue_products(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap bt_map,
-                     uint8_t *r, int padded, const struct ozaki_plan plan)
+                     uint8_t *r, int padded, const struct ozaki_plan plan, const struct check_args check)
 {
+    const bool checking = CHECK;
+    if (checking && !check_needed(check.counts, check.bound))
+        return;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
     uint64_t *full = (uint64_t *)(smem + STAGES * STAGE_BYTES);
     uint64_t *empty = full + STAGES;
-    const int warpgroup = threadIdx.x / 128, kt_count = padded / BK, l = blockIdx.y;
+    const int warpgroup = threadIdx.x / 128, kt_count = checking ? check.k_tiles : padded / BK;
+    const int l = checking ? CHECK_PLANE : blockIdx.y;
     int m_tile, n_tile;
     block_tile(GROUP_M, padded / BM, padded / BN, &m_tile, &n_tile);
     const int m0 = m_tile * BM, n0 = n_tile * BN;
@@ -279,15 +449,74 @@ __global__ static void __launch_bounds__(THREADS, 1)
     for (int i = 0; i < BN / 2; i++)
         wgmma_fence_operand_int(&acc[i]);
 
+    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+    const size_t plane = (size_t)padded * padded;
+    const int row = m0 + consumer * 64 + warp * 16 + lane / 4, col = n0 + 2 * (lane % 4);
+    if (checking) {
+        /* A mark per element, 1 where the check refuses it; layout as below. The block's columns'
+         * facts first, into the stages' shared memory (free once both consumers' last wgmma is done). */
+        struct column_facts *f = (struct column_facts *)smem;
+        consumers_sync();
+        for (int t = threadIdx.x - 128; t < BN; t += 128 * CONSUMERS) {
+            f->rho[t] = check.cols.rho[n0 + t];
+            f->half[t] = check.cols.half[n0 + t];
+            f->norm[t] = check.cols.norm[n0 + t];
+        }
+        consumers_sync();
+        if (threadIdx.x == 128) {
+            double g = 0.0, nb = 0.0;
+            for (int t = 0; t < BN; t++)
+                g = fmax(g, f->half[t]), nb = fmax(nb, f->norm[t]);
+            f->half_most = g, f->norm_most = nb;
+        }
+        consumers_sync();
+        double limit[2], half[2], norm[2];
+        int least[2];
+        for (int h = 0; h < 2; h++) {
+            limit[h] = check.rows.limit[row + 8 * h];
+            half[h] = check.rows.half[row + 8 * h];
+            norm[h] = check.rows.norm[row + 8 * h];
+            least[h] = least_accepted(half[h], f->half_most, norm[h], f->norm_most, check.n, check.bound_less_u);
+        }
+        int refused = 0;
+        uint8_t *out = check.refused + (size_t)row * padded + col;
+#pragma unroll /* whole: the accumulators stay registers */
+        for (int i = 0; i < BN / 2; i += 4) {
+            int v[4];
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                const int h = q / 2, t = col - n0 + 8 * (i / 4) + q % 2;
+                v[q] = f->rho[t] > limit[h] && acc[i + q] < least[h] &&
+                       !ozaki_check_accepts(acc[i + q], half[h], f->half[t], norm[h], f->norm[t], check.n,
+                                            check.bound_less_u);
+                if (v[q] && row + 8 * h < check.n && n0 + t < check.n) {
+                    refused++;
+                    /* few refused: a list, for refused_listed; many: the tiles (refused_fp32) */
+                    if (*(volatile int *)&check.counts->listed <= padded) {
+                        const int at = atomicAdd(&check.counts->listed, 1);
+                        if (at < padded)
+                            check.list[at] = (long long)(row + 8 * h) * padded + n0 + t;
+                    }
+                }
+            }
+            *(uchar2 *)(out + 8 * (i / 4)) = make_uchar2((unsigned char)v[0], (unsigned char)v[1]);
+            *(uchar2 *)(out + 8 * (size_t)padded + 8 * (i / 4)) = make_uchar2((unsigned char)v[2], (unsigned char)v[3]);
+        }
+        for (int d = 16; d > 0; d /= 2)
+            refused += __shfl_xor_sync(0xffffffffu, refused, d);
+        if (refused && lane == 0) {
+            atomicAdd(&check.counts->refused, refused);
+            check.tile_refused[m_tile * (padded / BN) + n_tile] = 1;
+        }
+        return;
+    }
     /* The sums mod p, as bytes in [0, p). Layout as step 13's epilogue. */
     /* The block's modulus, known only at run time: its magic number comes with the plan (a 64-bit
      * division here would be a subroutine call, and a call among the accumulators makes ptxas
      * serialize the wgmmas). */
     const int p = plan.p[l];
     const uint32_t magic = plan.magic[l];
-    const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
-    const size_t plane = (size_t)padded * padded;
-    uint8_t *out = r + l * plane + (size_t)(m0 + consumer * 64 + warp * 16 + lane / 4) * padded + n0 + 2 * (lane % 4);
+    uint8_t *out = r + l * plane + (size_t)row * padded + col;
     for (int i = 0; i < BN / 2; i += 4) {
         int v[4];
         for (int q = 0; q < 4; q++)
@@ -315,6 +544,79 @@ __global__ static void reconstruct(const uint8_t *r, int padded, int n, const un
     c[(size_t)i * ldc + j] = ozaki_reconstruct_limbs(&plan, res, MAX_MODULI, e);
 }
 
+/* 6. The elements the check refused, by the FP32 loop ozaki_model.c specifies: s = 0, then
+ * s = fmaf(a_ik, b_kj, s) for k = 0 ... n - 1. Elements in a row or column with NaN or Inf keep what
+ * the special pass gives. Few of them (the list held them all): a thread each. */
+__global__ static void refused_listed(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc,
+                                      int n, int padded, const long long *list, const int *row_special,
+                                      const int *col_special, const struct check_counts *counts, double bound)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (!check_needed(counts, bound) || counts->listed > padded || t >= counts->listed)
+        return;
+    const int i = (int)(list[t] / padded), j = (int)(list[t] % padded);
+    if (row_special[i] || col_special[j])
+        return;
+    float s = 0.0f;
+    const float *x = a + (size_t)i * lda, *y = b + j;
+#pragma unroll 8
+    for (int k = 0; k < n; k++)
+        s = fmaf(x[k], y[(size_t)k * ldb], s);
+    c[(size_t)i * ldc + j] = s;
+}
+
+/* Many (more than the list holds): a block per 128 x 128 tile of C holding a refused element (the
+ * others return at once), each thread 8 x 8 of them, k in steps of 8 through shared memory: the
+ * registers of step 07, each element still one chain of fused multiply-adds in k's order. */
+#define FP32_TILE 128
+#define FP32_K 8
+__global__ static void __launch_bounds__(256)
+    refused_fp32(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n, int padded,
+                 const uint8_t *refused, const int *tile_refused, const int *row_special, const int *col_special,
+                 const struct check_counts *counts, double bound)
+{
+    const int m0 = blockIdx.y * FP32_TILE, n0 = blockIdx.x * FP32_TILE;
+    if (!check_needed(counts, bound) || counts->listed <= padded || !tile_refused[(m0 / BM) * (padded / BN) + n0 / BN])
+        return;
+    __shared__ __align__(16) float as[FP32_K][FP32_TILE], bs[FP32_K][FP32_TILE];
+    const int t = threadIdx.x, tx = t % 16, ty = t / 16;
+    float acc[8][8];
+    for (int r = 0; r < 8; r++)
+        for (int q = 0; q < 8; q++)
+            acc[r][q] = 0.0f;
+    for (int k0 = 0; k0 < n; k0 += FP32_K) {
+        /* 128 rows x 8 of A, stored k-major; 8 rows x 128 of B (the padding: every load inside) */
+        const float4 x = *(const float4 *)(a + (size_t)(m0 + t / 2) * lda + k0 + 4 * (t % 2));
+        as[4 * (t % 2) + 0][t / 2] = x.x, as[4 * (t % 2) + 1][t / 2] = x.y;
+        as[4 * (t % 2) + 2][t / 2] = x.z, as[4 * (t % 2) + 3][t / 2] = x.w;
+        *(float4 *)&bs[t / 32][4 * (t % 32)] = *(const float4 *)(b + (size_t)(k0 + t / 32) * ldb + n0 + 4 * (t % 32));
+        __syncthreads();
+        const int kk_end = n - k0 < FP32_K ? n - k0 : FP32_K; /* k stops at n: no extra term */
+#pragma unroll
+        for (int kk = 0; kk < FP32_K; kk++) {
+            if (kk < kk_end) {
+                float av[8], bv[8];
+                *(float4 *)&av[0] = *(const float4 *)&as[kk][ty * 8];
+                *(float4 *)&av[4] = *(const float4 *)&as[kk][ty * 8 + 4];
+                *(float4 *)&bv[0] = *(const float4 *)&bs[kk][tx * 8];
+                *(float4 *)&bv[4] = *(const float4 *)&bs[kk][tx * 8 + 4];
+                for (int r = 0; r < 8; r++)
+                    for (int q = 0; q < 8; q++)
+                        acc[r][q] = fmaf(av[r], bv[q], acc[r][q]);
+            }
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 8; r++) {
+        const int i = m0 + ty * 8 + r;
+        for (int q = 0; q < 8; q++) {
+            const int j = n0 + tx * 8 + q;
+            if (i < n && j < n && refused[(size_t)i * padded + j] && !row_special[i] && !col_special[j])
+                c[(size_t)i * ldc + j] = acc[r][q];
+        }
+    }
+}
+
 static void encode(CUtensorMap *map, const int8_t *base, int rows, int cols, int box_rows)
 {
     char why[512];
@@ -325,19 +627,71 @@ static void encode(CUtensorMap *map, const int8_t *base, int rows, int cols, int
     }
 }
 
-/* The workspace: the residues of A, of Bt and of the products, MAX_MODULI planes of padded x
- * padded bytes each (the most a run uses); then the ints: row_max[padded], col_max[padded],
- * row_special[padded], col_special[padded], any. */
+/* The workspace: the residues of A, of Bt and of the products, PLANES planes of padded x padded
+ * bytes each (the most moduli a run uses, then the check's); the doubles (the rows' and columns'
+ * facts for the check, the rows' sums of magnitudes, the columns' sums by chunks of COL_ROWS, then
+ * room for the list of refused elements); then the ints, zeroed at each launch. */
+struct workspace {
+    int8_t *ra, *rbt;
+    uint8_t *r;
+    struct line_facts rows, cols;
+    double *row_abs_sum, *col_abs_sums;
+    unsigned *row_max, *col_max, *row_min_not, *col_min_not;
+    int *row_special, *col_special, *any_special;
+    struct check_counts *counts;
+    int *tile_refused;
+    long long *list;
+    size_t zeroed_bytes; /* from row_max on */
+};
+
+#define LINE_DOUBLES 9 /* rho, half, limit, norm, of rows and of columns; the rows' sums */
+#define LINE_INTS 6    /* maxima, minima, special marks; rows and columns */
+
+static size_t doubles(int padded)
+{
+    return LINE_DOUBLES * (size_t)padded + (size_t)(padded / COL_ROWS) * padded + padded; /* the last: the list */
+}
+
+static size_t zeroed_bytes(int padded)
+{
+    return sizeof(int) * (LINE_INTS * (size_t)padded + 2) + sizeof(struct check_counts) +
+           sizeof(int) * (size_t)(padded / BM) * (padded / BN);
+}
+
+static struct workspace workspace_of(void *base, int padded)
+{
+    struct workspace w;
+    const size_t plane = (size_t)padded * padded, p = padded;
+    w.ra = (int8_t *)base;
+    w.rbt = w.ra + PLANES * plane;
+    w.r = (uint8_t *)(w.rbt + PLANES * plane);
+    double *d = (double *)(w.r + PLANES * plane); /* 8-byte aligned: padded is a multiple of 256 */
+    w.rows = (struct line_facts){d, d + p, d + 2 * p, d + 3 * p};
+    w.cols = (struct line_facts){d + 4 * p, d + 5 * p, d + 6 * p, d + 7 * p};
+    w.row_abs_sum = d + 8 * p;
+    w.col_abs_sums = d + LINE_DOUBLES * p;
+    unsigned *u = (unsigned *)(d + doubles(padded));
+    w.row_max = u, w.col_max = u + p, w.row_min_not = u + 2 * p, w.col_min_not = u + 3 * p;
+    w.row_special = (int *)(u + 4 * p), w.col_special = (int *)(u + 5 * p);
+    w.any_special = (int *)(u + LINE_INTS * p);
+    w.counts = (struct check_counts *)(w.any_special + 2); /* 8-byte aligned */
+    w.tile_refused = (int *)(w.counts + 1);
+    w.list = (long long *)(d + doubles(padded) - p); /* written before it is read */
+    w.zeroed_bytes = zeroed_bytes(padded);
+    return w;
+}
+
 static size_t workspace_bytes(int padded, const struct step_config *config)
 {
     (void)config;
-    return 3 * (size_t)MAX_MODULI * padded * padded + sizeof(int) * (4 * (size_t)padded + 1);
+    return 3 * (size_t)PLANES * padded * padded + sizeof(double) * doubles(padded) + zeroed_bytes(padded);
 }
 
-/* What setup builds for the launches: the plan for n (the moduli, the scalings) and the tensor
- * maps of A's and Bt's residues. */
+/* What setup builds for the launches: the plan for n (the moduli, the scalings), the fp32 bound
+ * the check holds elements to, and the tensor maps of A's and Bt's residues. */
 struct step_state {
     struct ozaki_plan plan;
+    double bound;
     CUtensorMap maps[2];
 };
 
@@ -345,13 +699,15 @@ static void setup(struct step_run *run)
 {
     static_assert(MAX_MODULI >= 2 && MAX_MODULI <= OZAKI_MAX_MODULI, "2 ... 14 moduli (ozaki.h)");
     static_assert(OZAKI_DEFAULT_MODULI_LONG <= OZAKI_DEFAULT_MODULI_SHORT, "the default's most is its short sums'");
-    static_assert(TILE % BM == 0 && TILE % BN == 0 && TILE % BT_K == 0 && TILE % BT_COLS == 0,
+    static_assert(TILE % BM == 0 && TILE % BN == 0 && TILE % BT_K == 0 && TILE % BT_COLS == 0 &&
+                      TILE % FP32_TILE == 0 && BN % FP32_TILE == 0 && BM % FP32_TILE == 0,
                   "the padding: every tile of every pass whole");
     static_assert(SMEM <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
+    static_assert(sizeof(struct column_facts) <= STAGES * STAGE_BYTES, "the check's facts fit in the stages' memory");
+    static_assert(OZAKI_CHECK_STEP % BK == 0 && OZAKI_CHECK_STEP % BT_K == 0, "the check's terms: whole tiles");
     struct step_state *state = (struct step_state *)run->state;
     const int padded = run->mats.padded, n = run->mats.n;
-    const size_t plane = (size_t)padded * padded;
-    const int8_t *ra = (const int8_t *)run->workspace, *rbt = ra + MAX_MODULI * plane;
+    const struct workspace w = workspace_of(run->workspace, padded);
     /* The INT32 sums are exact while k 128^2 < 2^31 (a memory no GPU has yet reaches it first). */
     if (n >= (1 << 17)) {
         fprintf(stderr, "%s: n = %d: INT32 sums of k products of residues up to 128 in magnitude are exact "
@@ -364,9 +720,11 @@ static void setup(struct step_run *run)
                 MODULI_FOR(n), n);
         exit(EXIT_USAGE);
     }
-    encode(&state->maps[0], ra, MAX_MODULI * padded, padded, BM);
-    encode(&state->maps[1], rbt, MAX_MODULI * padded, padded, BN);
-    CUDA_CHECK(cudaFuncSetAttribute(residue_products, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
+    state->bound = precision_bound(PRECISION_FP32, 0, n);
+    encode(&state->maps[0], w.ra, PLANES * padded, padded, BM);
+    encode(&state->maps[1], w.rbt, PLANES * padded, padded, BN);
+    CUDA_CHECK(cudaFuncSetAttribute(residue_products<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
+    CUDA_CHECK(cudaFuncSetAttribute(residue_products<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
     CUDA_CHECK(cudaFuncSetAttribute(residues_bt, cudaFuncAttributeMaxDynamicSharedMemorySize, BT_SMEM));
 }
 
@@ -376,28 +734,61 @@ static void launch(const struct step_run *run)
     const struct ozaki_plan plan = state->plan;
     const struct dev_mats *m = &run->mats;
     const int padded = m->padded, n = m->n;
-    const size_t plane = (size_t)padded * padded;
-    int8_t *ra = (int8_t *)run->workspace, *rbt = ra + MAX_MODULI * plane;
-    uint8_t *r = (uint8_t *)(rbt + MAX_MODULI * plane);
-    int *ints = (int *)(r + MAX_MODULI * plane);
-    unsigned *row_max = (unsigned *)ints, *col_max = (unsigned *)ints + padded;
-    int *row_special = ints + 2 * padded, *col_special = ints + 3 * padded, *any_special = ints + 4 * padded;
-    CUDA_CHECK(cudaMemsetAsync(ints, 0, sizeof(int) * (4 * (size_t)padded + 1)));
-    row_maxima<<<(n + 7) / 8, 256>>>(m->a, m->lda, n, row_max, row_special, any_special);
-    col_maxima<<<dim3((n + 255) / 256, (n + COL_ROWS - 1) / COL_ROWS), 256>>>(m->b, m->ldb, n, col_max,
-                                                                              col_special, any_special);
-    residues_a<<<dim3(padded / 1024 + (padded % 1024 != 0), padded), 256>>>(m->a, m->lda, padded, row_max,
-                                                                             plan.alpha, plan.count, ra);
-    residues_bt<<<dim3(padded / BT_COLS, padded / BT_K), 256, BT_SMEM>>>(m->b, m->ldb, padded, col_max, plan.beta,
-                                                                         plan.count, rbt);
-    residue_products<<<dim3((padded / BM) * (padded / BN), plan.count), THREADS, SMEM>>>(
-        state->maps[0], state->maps[1], r, padded, plan);
-    reconstruct<<<dim3((n + 255) / 256, n), 256>>>(r, padded, n, row_max, col_max, plan, m->c, m->ldc);
-    special_values_launch(m, row_special, col_special, any_special);
+    const double bound = state->bound;
+    const struct workspace w = workspace_of(run->workspace, padded);
+    const int check_terms = ozaki_check_terms(n) < padded ? ozaki_check_terms(n) : padded;
+    CUDA_CHECK(cudaMemsetAsync(w.row_max, 0, w.zeroed_bytes));
+    row_maxima<<<(n + 7) / 8, 256>>>(m->a, m->lda, n, w.row_max, w.row_min_not, w.row_abs_sum, w.row_special,
+                                     w.any_special);
+    col_maxima<<<dim3((n + 255) / 256, (n + COL_ROWS - 1) / COL_ROWS), 256>>>(
+        m->b, m->ldb, n, padded, w.col_max, w.col_min_not, w.col_abs_sums, w.col_special, w.any_special);
+    span_check<<<padded / 256, 256>>>(w.row_max, w.row_min_not, w.row_abs_sum, w.col_max, w.col_min_not,
+                                      w.col_abs_sums, n, padded, plan.alpha, plan.beta, bound, w.rows, w.cols,
+                                      w.counts);
+    residues_a<<<dim3(padded / 1024 + (padded % 1024 != 0), padded), 256>>>(
+        m->a, m->lda, padded, w.row_max, plan.alpha, plan.count, w.counts, bound, check_terms, w.ra);
+    residues_bt<<<dim3(padded / BT_COLS, padded / BT_K), 256, BT_SMEM>>>(m->b, m->ldb, padded, w.col_max, plan.beta,
+                                                                         plan.count, w.counts, bound, check_terms,
+                                                                         w.rbt);
+    uint8_t *refused = w.r + CHECK_PLANE * (size_t)padded * padded;
+    const struct check_args check = {w.rows,     w.cols,     bound,           ozaki_sub_down(bound, OZAKI_UNIT_ROUNDOFF),
+                                     n,          plan.alpha, plan.beta,       check_terms / BK,
+                                     w.counts,   refused,    w.tile_refused,   w.list};
+    residue_products<false><<<dim3((padded / BM) * (padded / BN), plan.count), THREADS, SMEM>>>(
+        state->maps[0], state->maps[1], w.r, padded, plan, check);
+    residue_products<true><<<(padded / BM) * (padded / BN), THREADS, SMEM>>>(state->maps[0], state->maps[1], w.r,
+                                                                               padded, plan, check);
+    reconstruct<<<dim3((n + 255) / 256, n), 256>>>(w.r, padded, n, w.row_max, w.col_max, plan, m->c, m->ldc);
+    refused_listed<<<padded / 256, 256>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, n, padded, w.list, w.row_special,
+                                          w.col_special, w.counts, bound);
+    refused_fp32<<<dim3(padded / FP32_TILE, padded / FP32_TILE), 256>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, n,
+                                                                         padded, refused, w.tile_refused,
+                                                                         w.row_special, w.col_special, w.counts, bound);
+    special_values_launch(m, w.row_special, w.col_special, w.any_special);
+}
+
+/* The run report's line: how many rows and columns the span condition sent to the check, and how
+ * many elements the check refused. */
+static void report(const struct step_run *run, char *line, size_t size)
+{
+    const struct step_state *state = (const struct step_state *)run->state;
+    const struct workspace w = workspace_of(run->workspace, run->mats.padded);
+    struct check_counts counts;
+    CUDA_CHECK(cudaMemcpy(&counts, w.counts, sizeof counts, cudaMemcpyDeviceToHost));
+    double rho_a, rho_b;
+    memcpy(&rho_a, &counts.rho_a_bits, sizeof rho_a);
+    memcpy(&rho_b, &counts.rho_b_bits, sizeof rho_b);
+    const long long elements = (long long)run->mats.n * run->mats.n;
+    if (!(ozaki_span_excess(rho_a, rho_b) > state->bound))
+        snprintf(line, size, "Span check: every row and column within the condition (R); no check needed");
+    else
+        snprintf(line, size, "Span check: %d rows of A and %d columns of B past the condition (R) alone; %d of %lld "
+                 "elements (%.2f%%) refused by the check and computed by the FP32 loop", counts.rows_past,
+                 counts.cols_past, counts.refused, elements, 100.0 * counts.refused / (double)elements);
 }
 
 static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .state_bytes = sizeof(struct step_state),
-                                    .setup = setup, .launch = launch};
+                                    .setup = setup, .launch = launch, .report = report};
 
 /* Step 06's padded allocation (common/padded.c): every tile whole, the padding zero. */
 void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int kernel_reps,

@@ -174,7 +174,10 @@ for my $step (@fp32_steps) {
             my $ratio = is_number($s{max_comp_err}) && is_number($c{max_comp_err}) && $c{max_comp_err} > 0
                       ? $s{max_comp_err} / $c{max_comp_err} : undef;
             push @report, sprintf("n=%d %.2g", $n, $ratio // -1);
-            if ($n >= 1000) {
+            # A step with a special path (--describe's special_path: step 16's check after its products)
+            # accepts an element wherever its own bound holds, not where SGEMM's error is: on mixed
+            # inputs its ratio is reported, its README says why.
+            if ($n >= 1000 && !($dist eq 'mixed' && (describe($step->[0]))[0]{special_path})) {
                 my $factor = $dist eq 'mixed' ? 2 : 1;
                 ok(defined $ratio && $ratio <= $factor, name($step) . " -n $n --dist $dist: componentwise error $s{max_comp_err} <= "
                    . ($factor == 1 ? '' : "$factor x ") . "cuBLAS SGEMM's " . ($c{max_comp_err} // '?'));

@@ -111,47 +111,118 @@ like($out, qr/^not ok \d+ - handled, span zero \(A's rows\), n = 1 \.\.\. 24: \d
      'the control: the handled step with W rounded up is caught') or diag($out . $err);
 is($code, 1, 'the control: --handled exits 1 when a check fails');
 
-# The cases a GPU step is matched against, bit for bit: A, B and the model's C per family and n.
+# The cases a GPU step is matched against, bit for bit: A, B, the model's C (the handled step's) and
+# its counts per family and n.
 my $cases = "obj/ozaki_cases_$$";
 system('rm', '-rf', $cases);
 ($code, $out, $err) = run($model, '--moduli', $default, '--sizes', '1 7', '--trials', 1, '--save-cases', $cases);
 my @missing;
 for my $family (qw(uniform wide subnormal tiny rowscale mixed huge)) {
     for my $n (1, 7) {
-        push @missing, grep { !-s } map { "$cases/${family}_n$n/$_" } qw(a.npy b.npy c_model.npy);
+        push @missing, grep { !-s } map { "$cases/${family}_n$n/$_" } qw(a.npy b.npy c_model.npy counts.txt);
     }
 }
-ok($code == 0 && !@missing, '--save-cases writes A, B and the model\'s C for every family and n') or diag("@missing $err");
+ok($code == 0 && !@missing, '--save-cases writes A, B, the model\'s C and its counts for every family and n')
+    or diag("@missing $err");
 system('rm', '-rf', $cases);
 
-# On a GPU: the step computes what the model computes. Its C equals the model's bit for bit on
-# every family (mixed too: the same arithmetic, outside the bound), at n = 1 ... 257; the step
-# and the cases take the default count for n (n = 257: the long sums' count).
+# The span families as full matrices (--save-spans), and the issue's cases: A, B and, at these n, the
+# handled C and its counts; the model's own lines check the files and every element of C.
+($code, $out, $err) = run($model, '--save-spans', $cases, '--sizes', '2 7', '--spans', '6 18');
+($lines) = pass_on('the model', $code, $out, $err);
+@missing = ();
+my @span_cases = ('twobytwo_n2');
+for my $n (2, 7) {
+    push @span_cases, "inverse100_n$n";
+    for my $sigma (6, 18) {
+        push @span_cases, map { "span-$_-s${sigma}_n$n" }
+            qw(zero-A zero-B small-A small-B normal-A normal-B graded-A inverse-A);
+    }
+}
+for my $case (@span_cases) {
+    push @missing, grep { !-s } map { "$cases/$case/$_" } qw(a.npy b.npy c_model.npy counts.txt);
+}
+ok($code == 0 && $lines >= 3 && !@missing && (() = glob("$cases/*")) == @span_cases,
+   '--save-spans --sizes "2 7" --spans "6 18": exit 0, ' . scalar(@span_cases) . " cases, each with A, B, C and "
+   . "its counts, and nothing else") or diag("exit $code, $lines checks, missing: @missing $err");
+system('rm', '-rf', $cases);
+
+# On a GPU: the step computes what the model's handled step computes. Its C equals the model's bit
+# for bit, and its run report's counts (rows and columns past (R), elements refused) equal the
+# model's, on every family of the harness at n = 1 ... 257 and on the span families (spans 6 ... 30
+# binades, partners zero, small or normal, on either side; graded; 100 binades scaled inversely;
+# the two-by-two) at n = 2 ... 300; the step and the cases take the default count for n. Then at
+# long sums (n = 1000, and 4096 under make test-deep), where the model cannot follow, the step's
+# own check: every span family within the fp32 bound.
 $step = "$folder/$step";
+# The run report's line: rows past, columns past, refused (0 0 0 where nothing needed the check).
+sub report_counts {
+    my ($out) = @_;
+    return (0, 0, 0) if $out =~ /^Span check: every row and column within/m;
+    return $out =~ /^Span check: (\d+) rows of A and (\d+) columns of B .*?; (\d+) of \d+ elements/m ? ($1, $2, $3) : ();
+}
+# Each case side by side (test_jobs() at a time), saving its C beside its inputs: the cases (name,
+# folder) that differ from the model, with why.
+sub differ_from_model {
+    my @cases = @_;
+    my @results = run_many(test_jobs(), map { [$step, '--load', $_->[1], '--save', "$_->[1]/gpu", '--reps', 1,
+                                               '--check', 'full'] } @cases);
+    my @differ;
+    for my $i (0 .. $#cases) {
+        my ($name, $case) = @{ $cases[$i] };
+        my ($c, $o, $e) = @{ $results[$i] };
+        my $same = -s "$case/gpu/c.npy" && !system('cmp', '-s', "$case/c_model.npy", "$case/gpu/c.npy");
+        open my $fh, '<', "$case/counts.txt" or do { push @differ, "$name (no counts.txt)"; next };
+        my %want = <$fh> =~ /(\w+)=(\d+)/g;
+        my @got = report_counts($o);
+        my $counts = @got && "@got" eq "$want{rows_past} $want{cols_past} $want{refused}";
+        push @differ, "$name (exit $c" . ($same ? '' : ', C differs')
+            . ($counts ? '' : ", counts @got, the model's $want{rows_past} $want{cols_past} $want{refused}")
+            . ($e ? ": $e" : '') . ')' unless $same && $counts && ($c == 0 || $c == 1);
+    }
+    return @differ;
+}
 SKIP: {
     my ($has_gpu, $info) = gpu_available();
-    skip("no GPU: $info", 1) unless $has_gpu;
+    skip("no GPU: $info", 12) unless $has_gpu;
     my ($runs, $why) = runs_here($step);
-    skip("$step: $why", 1) unless $runs;
+    skip("$step: $why", 12) unless $runs;
     my @sizes = (1, 2, 3, 7, 17, 33, 100, 257);
     ($code, $out, $err) = run($model, '--moduli', $default, '--sizes', "@sizes", '--trials', 1, '--save-cases', $cases);
     is($code, 0, "the model writes its cases for the GPU") or diag($err);
-    # Every case side by side (test_jobs() at a time), each saving its C beside its inputs.
     my @families = qw(uniform wide subnormal tiny rowscale mixed huge);
-    my @cases = map { my $family = $_; map { [$family, $_, "$cases/${family}_n$_"] } @sizes } @families;
-    my @results = run_many(test_jobs(), map { [$step, '--load', $_->[2], '--save', "$_->[2]/gpu", '--reps', 1,
-                                               '--check', 'full', '--csv'] } @cases);
-    my %differ = map { $_ => [] } @families;
-    for my $i (0 .. $#cases) {
-        my ($family, $n, $case) = @{ $cases[$i] };
-        my ($c, undef, $e) = @{ $results[$i] };
-        my $same = -s "$case/gpu/c.npy" && !system('cmp', '-s', "$case/c_model.npy", "$case/gpu/c.npy");
-        push @{ $differ{$family} }, "n=$n (exit $c" . ($e ? ": $e" : '') . ")" unless $same && ($c == 0 || $c == 1);
-    }
     for my $family (@families) {
-        ok(!@{ $differ{$family} }, "$step on $family inputs: C equals the model's bit for bit at n = @sizes")
-            or diag("differ: @{ $differ{$family} }");
+        my @differ = differ_from_model(map { ["n=$_", "$cases/${family}_n$_"] } @sizes);
+        ok(!@differ, "$step on $family inputs: C and the counts equal the model's, bit for bit, at n = @sizes")
+            or diag("differ: @differ");
     }
+    system('rm', '-rf', $cases);
+
+    # The span families, full matrices; make test: spans 6, 18 and 30 at n = 2, 7, 100 and 300.
+    my @span_sizes = deep() ? (2, 7, 33, 100, 257, 300) : (2, 7, 100, 300);
+    my @spans = deep() ? (6, 12, 18, 24, 30) : (6, 18, 30);
+    ($code, $out, $err) = run($model, '--save-spans', $cases, '--sizes', "@span_sizes", '--spans', "@spans",
+                              deep() ? '--ties' : ());
+    is($code, 0, "the model writes the span cases at n = @span_sizes, spans @spans") or diag($err);
+    my @span_cases = map { my $d = $_; (my $name = $d) =~ s{.*/}{}; [$name, $d] } sort glob("$cases/*");
+    my @differ = differ_from_model(@span_cases);
+    ok(@span_cases >= 100 && !@differ, "$step on " . scalar(@span_cases) . " span cases (n = @span_sizes, spans "
+       . "@spans): C and the counts equal the model's bit for bit") or diag("differ: @differ");
+    system('rm', '-rf', $cases);
+
+    # Long sums: the step's own check (the double reference, sampled rows), every span family.
+    my @long = deep() ? (1000, 4096) : (1000);
+    ($code, $out, $err) = run($model, '--save-spans', $cases, '--sizes', "@long", '--spans', '6 18 30');
+    is($code, 0, "the model writes the span families' inputs at n = @long") or diag($err);
+    my @long_cases = map { my $d = $_; (my $name = $d) =~ s{.*/}{}; [$name, $d] } sort glob("$cases/*");
+    my @results = run_many(test_jobs(), map { [$step, '--load', $_->[1], '--reps', 1] } @long_cases);
+    my @fail;
+    for my $i (0 .. $#long_cases) {
+        my ($c, $o, $e) = @{ $results[$i] };
+        push @fail, "$long_cases[$i][0] (exit $c: " . ($o =~ /^((?:PASS|FAIL)[^\n]*)/m ? $1 : $e) . ')' if $c != 0;
+    }
+    ok(@long_cases >= 15 && !@fail, "$step on " . scalar(@long_cases) . " span cases at n = @long: every one within "
+       . "the fp32 bound (the step's check)") or diag("failed: @fail");
     system('rm', '-rf', $cases);
 }
 
@@ -176,7 +247,8 @@ SKIP: {
 for my $bad (['--sizes', '0'], ['--sizes', '5000'], ['--sizes', '7x'], ['--moduli', '15'], ['--trials', 'abc'],
              ['--span-search', '--span-n', '0'], ['--span-search', '--span-moduli', '15'],
              ['--span-search', '--span-slack', 'x'], ['--handled', '--span-n', '2000'],
-             ['--handled', '--handled-long', '0']) {
+             ['--handled', '--handled-long', '0'], ['--save-spans'], ['--save-spans', $cases, '--spans', '0'],
+             ['--save-spans', $cases, '--sizes', '9000'], ['--spans', '6']) {
     ($code, $out, $err) = run($model, @$bad);
     ok($code == 2 && $err =~ /\Aozaki_model: [^\n]+\n\z/, "@$bad: exit 2 and one line") or diag("exit $code: $err");
 }

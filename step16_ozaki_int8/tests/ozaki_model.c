@@ -20,9 +20,25 @@
  *   --trials T      matrices per family and n (default 2, at most 1000)
  *   --expect "N f1 f2 ..."  a TAP line per family: within the bound at N moduli, every n
  *   --save-cases DIR  write, for each family and n of the table, the first trial's A and B and the
- *                     model's C at the default count for n (ozaki_default_moduli) as
- *                     DIR/FAMILY_nN/a.npy, b.npy and c_model.npy: a GPU step that computes Ozaki
- *                     scheme II as ozaki.h defines it must give that C bit for bit
+ *                     handled C (--handled below: handled_gemm at the default count for n,
+ *                     ozaki_default_moduli; today's C wherever every row and column meets the rule)
+ *                     as DIR/FAMILY_nN/a.npy, b.npy and c_model.npy, and handled_gemm's counts as
+ *                     DIR/FAMILY_nN/counts.txt, one line "rows_past=R cols_past=C pairs_past=P
+ *                     refused=F elements=E": a GPU step that computes the handled step must give
+ *                     that C bit for bit (and those counts)
+ *
+ * --save-spans DIR: full n x n matrices of the span families, for a GPU step's tests and timings, as
+ *   DIR/span-FAMILY-A|B-sSIGMA[-ties]_nN (FAMILY zero, small (d = 0), normal: A's rows spanning (A) and
+ *   B's columns (B); graded, inverse: A's rows), DIR/inverse100_nN (A's rows over 100 binades, B's
+ *   columns inversely) and DIR/twobytwo_n2 (the issue's [[1, 2^-120], [1, 2^-120]] x [[0, 0], [1, 1]],
+ *   when 2 is a size): a.npy and b.npy, and at n <= 300 also c_model.npy and counts.txt as --save-cases
+ *   writes them. Every row of A is one span_build call's A side, every column of B another's B side, so
+ *   every element pairs the family's row with its column; seeds fixed per family, side, span, variant
+ *   and n. Checks (TAP): the files are there; at n <= 300 every element of the handled C within the fp32
+ *   bound or no worse than the FP32 loop, and equal to the element-wise form at sampled elements.
+ *   --sizes LIST    n (here up to 8192; C only up to 300; default the table's)
+ *   --spans LIST    the spans sigma in binades (default "6 12 18 24 30"; 1 ... 126: normal floats)
+ *   --ties          also the ties variant (every rounding a tie, where the span allows one): -ties
  *
  * --span-search: the span rule (below, before ozaki_element): where a row of A or a column of B spans
  *   too many binades for its alpha (beta) bits, the fp32 bound can fail; the rule says exactly where.
@@ -187,31 +203,6 @@ static double comp_err(const float *a, const float *b, const float *c, int n)
     }
     free(ref), free(abs_ref);
     return worst;
-}
-
-/* --save-cases: A, B and the model's C at the default count for n (ozaki_default_moduli), for a GPU step to match bit for bit. */
-static void save_case(const char *dir, enum input_dist dist, const float *a, const float *b, int n)
-{
-    struct ozaki_plan plan;
-    if (ozaki_plan_make(ozaki_default_moduli(n), n, &plan) != 0)
-        return;
-    float *c = checked_calloc((size_t)n * n, sizeof *c);
-    ozaki_model(a, b, c, n, &plan, NULL);
-    char path[4096];
-    mkdir(dir, 0777);
-    snprintf(path, sizeof path, "%s/%s_n%d", dir, dist_name(dist), n);
-    mkdir(path, 0777);
-    const char *names[3] = {"a.npy", "b.npy", "c_model.npy"};
-    const float *mats[3] = {a, b, c};
-    for (int x = 0; x < 3; x++) {
-        char file[4200];
-        snprintf(file, sizeof file, "%s/%s", path, names[x]);
-        if (save_npy(file, mats[x], n, n) != 0) {
-            fprintf(stderr, "ozaki_model: cannot write %s\n", file);
-            exit(2);
-        }
-    }
-    free(c);
 }
 
 /* A list of integers in 1 ... top, separated by spaces or commas, at most max of them: their
@@ -444,7 +435,7 @@ static void check_plans(void)
  * half a step, and whose rounding to FP32 drops almost half a unit, comes within rho^2 of the
  * factor: past the rule there are inputs that break the bound, and --span-search finds them. */
 
-#define UNIT_ROUNDOFF 0x1p-24 /* u, FP32's unit roundoff */
+#define UNIT_ROUNDOFF OZAKI_UNIT_ROUNDOFF /* u, FP32's unit roundoff */
 #define SPAN_MIN 6            /* the spans the search crafts, in binades */
 #define SPAN_MAX 30
 #define SPAN_FILL 8           /* elements between a row's largest and smallest, at random places */
@@ -497,15 +488,14 @@ static double span_loss(const float *v, int k, int bits, int *span)
     const int e = ozaki_exponent(big), low = ozaki_exponent(small) - 1; /* low = floor(log2 smallest) */
     if (span)
         *span = e - 1 - low;
-    if ((low - 23 > -149 ? low - 23 : -149) >= e - bits)
-        return 0.0;
-    return e - 1 - low >= bits ? 1.0 : ldexp(1.0, e - 1 - low - bits);
+    return ozaki_span_rho(big, small, bits);
 }
 
-/* The rule's left side, (1 + u)(1 + rho_A)(1 + rho_B) - 1, without the cancellation. */
+/* The rule's left side, (1 + u)(1 + rho_A)(1 + rho_B) - 1, without the cancellation (ozaki.h's, the
+ * GPU's). */
 static double span_excess(double rho_a, double rho_b)
 {
-    return rho_a + rho_b + rho_a * rho_b + UNIT_ROUNDOFF * (1.0 + rho_a) * (1.0 + rho_b);
+    return ozaki_span_excess(rho_a, rho_b);
 }
 
 /* The widest span a row (column) of `bits` bits may have while the other side is exact: bits + the
@@ -1421,61 +1411,89 @@ static void span_leads(int count)
  *
  * The specification a GPU step is checked against bit for bit. For C = A B (n x n, row-major):
  *   1. The maxima pass, per row i of A (column j of B), over its finite elements: the largest magnitude
- *      (its exponent e_i: ozaki_exponent), the smallest nonzero magnitude, and the 1-norm ||a_i||_1,
- *      summed in double, k ascending, each addition rounded up (__dadd_ru). From the first two, rho
- *      (span_loss, at alpha bits for A, beta for B) and the half step: h_i = 2^(e_i - alpha - 1) where
- *      rho_i > 0, else 0 (g_j the same for B's columns, at beta bits).
+ *      (its exponent e_i: ozaki_exponent) and the smallest nonzero magnitude; from them rho (span_loss,
+ *      ozaki_span_rho, at alpha bits for A, beta for B) and the half step: h_i = 2^(e_i - alpha - 1)
+ *      where rho_i > 0, else 0 (g_j the same for B's columns, at beta bits). A bound above the 1-norm of
+ *      the scaled row, ||a'_i||_1 (ozaki_norm_bound), from the sum of its magnitudes in double, added in
+ *      the GPU's order (abs_sum); ||b'_j||_1 the same.
  *   2. C = today's step (ozaki_model), every element.
  *   3. (R) per pair: span_excess(rho_i, rho_j) <= T(n) (T = precision_bound(FP32, n)), in double. When
  *      every row and column meets it against the other side's largest rho, nothing more runs: C is
  *      today's C bit for bit.
- *   4. Otherwise one more INT8 product, of bytes 0 ... 127: a'_ik = floor(|a_ik| 2^(7 - e_i)),
- *      b'_kj = floor(|b_kj| 2^(7 - f_j)) (0 for non-finite), W_ij = sum_k a'_ik b'_kj in INT32 (exact:
- *      n 127^2 < 2^31), W_low = W 2^(e_i + f_j - 14) (exact in double) <= (|A||B|)_ij.
- *   5. Element (i, j) whose pair fails (R) is accepted where
- *         mul_ru(1 + u, E) <= mul_rd(sub_rd(T, u), W_low),
- *         E = add_ru(add_ru(h_i ||b_j||_1, g_j ||a_i||_1), h_i g_j n)
- *      (h_i ||b_j||_1, g_j ||a_i||_1 and h_i g_j n are exact: powers of two times a double, no
- *      underflow: h, g >= 2^-202, norms >= 2^-149); u = 2^-24. Every rounding is directed so the test is
- *      conservative: E up, W_low exact, the right side down. All double: __dadd_ru, __dmul_ru,
- *      __dmul_rd, __dsub_rd on a GPU (here emulated exactly with TwoSum / fma and nextafter).
+ *   4. Otherwise one more INT8 product, of bytes 0 ... 127: a''_ik = floor(|a_ik| 2^(7 - e_i)),
+ *      b''_kj = floor(|b_kj| 2^(7 - f_j)) (0 for non-finite), W_ij = sum a''_ik b''_kj over the first
+ *      ozaki_check_terms(n) values of k (all of them up to n = 512) in INT32 (exact: n 127^2 < 2^31),
+ *      W_low = W 2^(e_i + f_j - 14) (exact in double) <= (|A||B|)_ij.
+ *   5. Element (i, j) whose pair fails (R) is accepted where (ozaki_check_accepts, everything relative
+ *      to 2^(e_i + f_j), the same comparison exactly)
+ *         mul_ru(1 + u, E) <= mul_rd(sub_rd(T, u), W) 2^-14,
+ *         E = add_ru(add_ru(h_i ||b'_j||_1, g_j ||a'_i||_1), h_i g_j n)
+ *      (each product exact: powers of two times a double); u = 2^-24. The GPU tests the pair's (R)
+ *      as rho_j <= ozaki_span_limit(rho_i), the same verdict.
+ *      Every rounding is directed so the test is conservative: E up, W_low exact, the right side down.
+ *      All double: __dadd_ru, __dmul_ru, __dmul_rd on a GPU (here emulated exactly with TwoSum / fma
+ *      and nextafter, in ozaki.h).
  *   6. A refused element is the FP32 loop: s = 0.0f; for k = 0 ... n-1: s = fmaf(a_ik, b_kj, s).
  *      Elements with a non-finite factor in their sum keep step 2's NaN/Inf (the special pass). */
 static double add_ru(double x, double y)
 {
-    const double s = x + y, z = s - x, err = (x - (s - z)) + (y - z); /* TwoSum: s + err = x + y exactly */
-    return err > 0.0 ? nextafter(s, INFINITY) : s;
+    return ozaki_add_up(x, y);
 }
 
-static double mul_dir(double x, double y, int up)
+/* Step 1's sums of magnitudes (finite values; to nearest, in double), in the GPU's orders: a row of A
+ * by a warp, lane l over t = l, l + 32, ... in ascending order, the lanes then paired (d = 16, 8, ...,
+ * 1: partial[l] += partial[l + d]); a column of B by chunks of 64 values, each summed in order, the
+ * chunks' sums then added in order. */
+#define ROW_LANES 32
+#define COL_CHUNK 64
+static double abs_sum(const float *v, int k, size_t stride, int is_row)
 {
-    const double p = x * y, err = fma(x, y, -p);
-    return up && err > 0.0 ? nextafter(p, INFINITY) : !up && err < 0.0 ? nextafter(p, -INFINITY) : p;
+    if (is_row) {
+        double partial[ROW_LANES];
+        for (int l = 0; l < ROW_LANES; l++) {
+            partial[l] = 0.0;
+            for (int t = l; t < k; t += ROW_LANES)
+                if (isfinite(v[(size_t)t * stride]))
+                    partial[l] += fabs((double)v[(size_t)t * stride]);
+        }
+        for (int d = ROW_LANES / 2; d >= 1; d /= 2)
+            for (int l = 0; l < d; l++)
+                partial[l] += partial[l + d];
+        return partial[0];
+    }
+    double sum = 0.0;
+    for (int c = 0; c < k; c += COL_CHUNK) {
+        double chunk = 0.0;
+        for (int t = c; t < c + COL_CHUNK && t < k; t++)
+            if (isfinite(v[(size_t)t * stride]))
+                chunk += fabs((double)v[(size_t)t * stride]);
+        sum += chunk;
+    }
+    return sum;
 }
 
 /* Step 1 for one row of A or column of B (k values, `stride` apart). */
 struct handled_line {
     int e;       /* ozaki_exponent of the largest finite magnitude */
     double rho;  /* span_loss */
-    double half; /* h (g): half the step where rho > 0, else 0 */
-    double norm; /* the 1-norm, rounded up */
+    double half; /* h (g) relative to 2^e: half the step where rho > 0, else 0 (ozaki_half_step) */
+    double norm; /* at least ||a'||_1 relative to 2^e, the scaled row's 1-norm (ozaki_norm_bound) */
 };
 
-static struct handled_line handled_line(const float *v, int k, size_t stride, int bits, float *scratch)
+static struct handled_line handled_line(const float *v, int k, size_t stride, int bits, int is_row, float *scratch)
 {
     struct handled_line line = {0, 0.0, 0.0, 0.0};
     float m = 0.0f;
     for (int l = 0; l < k; l++) {
         const float x = v[(size_t)l * stride];
         scratch[l] = x;
-        if (isfinite(x)) {
+        if (isfinite(x))
             m = fmaxf(m, fabsf(x));
-            line.norm = add_ru(line.norm, fabs((double)x));
-        }
     }
     line.e = ozaki_exponent(m);
     line.rho = span_loss(scratch, k, bits, NULL);
-    line.half = line.rho > 0.0 ? ldexp(1.0, line.e - bits - 1) : 0.0;
+    line.half = ozaki_half_step(line.rho, bits);
+    line.norm = ozaki_norm_bound(abs_sum(v, k, stride, is_row), k, line.e, line.half);
     return line;
 }
 
@@ -1484,7 +1502,8 @@ static int handled_gate(const float *a, const float *b, size_t stride_b, int k, 
                         const struct handled_line *col, double bound, int slack)
 {
     int32_t w = 0; /* exact: k 127^2 < 2^31 */
-    for (int l = 0; l < k; l++) {
+    const int terms = ozaki_check_terms(k) < k ? ozaki_check_terms(k) : k;
+    for (int l = 0; l < terms; l++) {
         const float x = a[l], y = b[(size_t)l * stride_b];
         if (!isfinite(x) || !isfinite(y))
             continue;
@@ -1492,11 +1511,13 @@ static int handled_gate(const float *a, const float *b, size_t stride_b, int k, 
         const double xs = fabs((double)x) * ldexp(1.0, 7 - row->e), ys = fabs((double)y) * ldexp(1.0, 7 - col->e);
         w += (int32_t)(slack ? ceil(xs) : floor(xs)) * (int32_t)(slack ? ceil(ys) : floor(ys));
     }
-    const double w_low = ldexp((double)w, row->e + col->e - 14);
-    /* slack > 0: the control, a check that trusts E 2^slack times more (with W rounded up: it must fail) */
+    if (!slack)
+        return ozaki_check_accepts(w, row->half, col->half, row->norm, col->norm, k,
+                                   ozaki_sub_down(bound, UNIT_ROUNDOFF));
+    /* the control: a check that trusts E 2^slack times more, with W rounded up (it must fail) */
     const double err = ldexp(add_ru(add_ru(row->half * col->norm, col->half * row->norm), row->half * col->half * k),
                              -slack);
-    return mul_dir(1.0 + UNIT_ROUNDOFF, err, 1) <= mul_dir(-add_ru(-bound, UNIT_ROUNDOFF), w_low, 0);
+    return (1.0 + UNIT_ROUNDOFF) * err <= (bound - UNIT_ROUNDOFF) * ldexp((double)w, -14);
 }
 
 /* Step 6. */
@@ -1524,12 +1545,12 @@ static void handled_gemm(const float *a, const float *b, float *c, int n, const 
     double rho_a = 0.0, rho_b = 0.0;
     memset(count, 0, sizeof *count);
     for (int i = 0; i < n; i++) {
-        rows[i] = handled_line(a + (size_t)i * n, n, 1, plan->alpha, scratch);
+        rows[i] = handled_line(a + (size_t)i * n, n, 1, plan->alpha, 1, scratch);
         rho_a = fmax(rho_a, rows[i].rho);
         count->rows_past += span_excess(rows[i].rho, 0.0) > bound;
     }
     for (int j = 0; j < n; j++) {
-        cols[j] = handled_line(b + j, n, (size_t)n, plan->beta, scratch);
+        cols[j] = handled_line(b + j, n, (size_t)n, plan->beta, 0, scratch);
         rho_b = fmax(rho_b, cols[j].rho);
         count->cols_past += span_excess(0.0, cols[j].rho) > bound;
     }
@@ -1560,8 +1581,8 @@ static void handled_gemm(const float *a, const float *b, float *c, int n, const 
 static float handled_element(const float *a, const float *b, int k, const struct ozaki_plan *plan, double bound,
                              int slack, int *past, int *refused, float *scratch)
 {
-    const struct handled_line row = handled_line(a, k, 1, plan->alpha, scratch);
-    const struct handled_line col = handled_line(b, k, 1, plan->beta, scratch);
+    const struct handled_line row = handled_line(a, k, 1, plan->alpha, 1, scratch);
+    const struct handled_line col = handled_line(b, k, 1, plan->beta, 0, scratch);
     *past = span_excess(row.rho, col.rho) > bound;
     *refused = *past && !handled_gate(a, b, 1, k, &row, &col, bound, slack);
     return *refused ? handled_fp32(a, b, 1, k) : ozaki_element(a, b, k, plan);
@@ -1575,21 +1596,19 @@ struct handled_stats {
     char worst_case[160];
 };
 
-/* One element checked: against the double reference (as reference_row sums it), within the bound
- * or no worse than the FP32 loop (at tiny n a subnormal C can put one correctly rounded sum past it). */
-static void handled_check(const float *a, const float *b, int k, const struct ozaki_plan *plan, double bound,
-                          int slack, struct handled_stats *s, float *scratch, const char *what)
+/* One element c of row a times column b (k values, b's `stride_b` apart) checked: against the double
+ * reference (as reference_row sums it), within the bound or no worse than the FP32 loop (at tiny n a
+ * subnormal C can put one correctly rounded sum past it). */
+static void handled_judge(const float *a, const float *b, size_t stride_b, int k, float c, double bound,
+                          struct handled_stats *s, const char *what)
 {
-    int past, refused;
-    const float c = handled_element(a, b, k, plan, bound, slack, &past, &refused, scratch);
     double ref = 0.0, abs_ref = 0.0;
     for (int l = 0; l < k; l++) {
-        ref += (double)a[l] * (double)b[l];
-        abs_ref += fabs((double)a[l]) * fabs((double)b[l]);
+        const double y = b[(size_t)l * stride_b];
+        ref += (double)a[l] * y;
+        abs_ref += fabs((double)a[l]) * fabs(y);
     }
     s->elements++;
-    s->past += past;
-    s->refused += refused;
     if (!(abs_ref > 0.0))
         return;
     const double err = isfinite(c) ? fabs((double)c - ref) / abs_ref : INFINITY;
@@ -1599,12 +1618,23 @@ static void handled_check(const float *a, const float *b, int k, const struct oz
         snprintf(s->worst_case, sizeof s->worst_case, "%s", what);
     }
     if (!(err <= bound)) {
-        const double loop = fabs((double)handled_fp32(a, b, 1, k) - ref) / abs_ref;
+        const double loop = fabs((double)handled_fp32(a, b, stride_b, k) - ref) / abs_ref;
         if (err <= loop)
             s->worse_than_loop++; /* past the bound, as the FP32 loop is: counted, allowed */
         else
             s->broken++;
     }
+}
+
+/* handled_element's C for one row and column (contiguous), judged; with (R)'s and the gate's verdicts. */
+static void handled_check(const float *a, const float *b, int k, const struct ozaki_plan *plan, double bound,
+                          int slack, struct handled_stats *s, float *scratch, const char *what)
+{
+    int past, refused;
+    const float c = handled_element(a, b, k, plan, bound, slack, &past, &refused, scratch);
+    s->past += past;
+    s->refused += refused;
+    handled_judge(a, b, 1, k, c, bound, s, what);
 }
 
 enum { HANDLED_DIST = 0, HANDLED_SPAN = DIST_COUNT, HANDLED_WIDE100 = HANDLED_SPAN + 2 * SPAN_FAMILIES,
@@ -1818,6 +1848,230 @@ static void handled_long(const int *sizes, int n_sizes)
     }
 }
 
+/* ---- Cases for a GPU step (--save-cases, --save-spans): A, B and the handled C, to match bit for bit ---- */
+
+#define SPANS_MAX_N 8192   /* --save-spans: A and B in memory (512 MB at 8192), no C past MAX_N */
+#define SPANS_MODEL_N 300  /* --save-spans computes the handled C up to this n (O(count n^3) on the CPU) */
+#define SPANS_MAX_SPAN 126 /* span_build's smallest binade, -sigma: a normal float */
+
+/* DIR/NAME/FILE into out; exit 2 when it does not fit. */
+static void case_path(char *out, size_t size, const char *dir, const char *name, const char *file)
+{
+    if (snprintf(out, size, "%s/%s%s%s", dir, name, file ? "/" : "", file ? file : "") >= (int)size) {
+        fprintf(stderr, "ozaki_model: path too long: %s/%s\n", dir, name);
+        exit(2);
+    }
+}
+
+/* A case as DIR/NAME/a.npy and b.npy; with `model`, also handled_gemm's C (the default count for n,
+ * span_plan's bound) as c_model.npy, into c, and its counts as counts.txt, into *counts. */
+static void save_case(const char *dir, const char *name, const float *a, const float *b, int n, int model, float *c,
+                      struct handled_counts *counts)
+{
+    char path[4096], file[4200];
+    case_path(path, sizeof path, dir, name, NULL);
+    mkdir(dir, 0777);
+    mkdir(path, 0777);
+    const char *names[3] = {"a.npy", "b.npy", "c_model.npy"};
+    const float *mats[3] = {a, b, c};
+    if (model) {
+        struct ozaki_plan plan;
+        double bound;
+        if (span_plan(n, 0, &plan, &bound) != 0) {
+            fprintf(stderr, "ozaki_model: no plan at the default count for n = %d\n", n);
+            exit(2);
+        }
+        handled_gemm(a, b, c, n, &plan, bound, 0, counts);
+    }
+    for (int x = 0; x < (model ? 3 : 2); x++) {
+        case_path(file, sizeof file, dir, name, names[x]);
+        if (save_npy(file, mats[x], n, n) != 0) {
+            fprintf(stderr, "ozaki_model: cannot write %s\n", file);
+            exit(2);
+        }
+    }
+    if (!model)
+        return;
+    case_path(file, sizeof file, dir, name, "counts.txt");
+    FILE *out = fopen(file, "w");
+    if (!out || fprintf(out, "rows_past=%ld cols_past=%ld pairs_past=%ld refused=%ld elements=%ld\n", counts->rows_past,
+                        counts->cols_past, counts->pairs_past, counts->refused, counts->elements) < 0 || fclose(out)) {
+        fprintf(stderr, "ozaki_model: cannot write %s\n", file);
+        exit(2);
+    }
+}
+
+/* One --save-spans case: a span family (kind 0), the issue's 100 binades scaled inversely (1) or its
+ * two-by-two (2). */
+struct spans_case {
+    int kind, family, side, sigma, v, n;
+    char name[80];
+    int written, files_ok;           /* written (the family applies at n); every file there after */
+    struct handled_counts counts;    /* n <= SPANS_MODEL_N */
+    struct handled_stats stats;      /* every element of its C judged */
+    long sampled, sampled_differ;    /* elements against handled_element */
+};
+
+/* Every row of A from one span_build call, every column of B from another (x and y: side 0, x is A's
+ * row; side 1, B's column), so every pair (i, j) has the family's structure; 0 where the variant does
+ * not apply at n. */
+static int spans_matrices(const struct spans_case *sc, const struct ozaki_plan *plan, float *a, float *b, float *row,
+                          float *col)
+{
+    const int n = sc->n;
+    if (sc->kind == 2) {
+        const float a2[4] = {1.0f, 0x1p-120f, 1.0f, 0x1p-120f}, b2[4] = {0.0f, 0.0f, 1.0f, 1.0f};
+        memcpy(a, a2, sizeof a2), memcpy(b, b2, sizeof b2);
+        return 1;
+    }
+    /* a fixed seed per family, side, span, variant and n */
+    uint64_t state = 0x5eedull << 40 ^ (uint64_t)sc->n << 20 ^ (uint64_t)sc->kind << 19 ^ (uint64_t)sc->family << 16 ^
+                     (uint64_t)sc->side << 14 ^ (uint64_t)sc->sigma << 6 ^ (uint64_t)sc->v;
+    for (int i = 0; i < n; i++) {
+        if (!span_build((enum span_family)sc->family, sc->side, n, sc->sigma, sc->sigma, sc->v, 0, plan, row, col,
+                        &state))
+            return 0;
+        memcpy(a + (size_t)i * n, row, (size_t)n * sizeof *a);
+    }
+    for (int j = 0; j < n; j++) {
+        span_build((enum span_family)sc->family, sc->side, n, sc->sigma, sc->sigma, sc->v, 0, plan, row, col, &state);
+        for (int l = 0; l < n; l++)
+            b[(size_t)l * n + j] = col[l];
+    }
+    return 1;
+}
+
+/* A file there, at least `bytes` long. */
+static int file_there(const char *dir, const char *name, const char *file, long bytes)
+{
+    char path[4200];
+    struct stat st;
+    case_path(path, sizeof path, dir, name, file);
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= bytes;
+}
+
+/* --save-spans DIR: full n x n matrices of the span families (zero, small with d = 0, normal: A's rows
+ * spanning and B's columns; graded, inverse: A's rows), each span of `spans`, random (v = 2) and with
+ * `ties` also ties (v = 1), and the issue's cases, as DIR/span-FAMILY-A|B-sSIGMA[-ties]_nN,
+ * DIR/inverse100_nN and DIR/twobytwo_n2: a.npy and b.npy, and up to n = SPANS_MODEL_N the handled C
+ * (c_model.npy) and counts.txt. Checks the files, and that C within the bound or no worse than the FP32
+ * loop (handled_judge), and equal to handled_element at sampled elements. */
+static void save_spans(const char *dir, const int *sizes, int n_sizes, const int *spans, int n_spans, int ties)
+{
+    static const int families[] = {FAMILY_ZERO, FAMILY_SMALL, FAMILY_NORMAL, FAMILY_GRADED, FAMILY_INVERSE};
+    const int n_families = (int)(sizeof families / sizeof *families);
+    const int n_cases_max = n_sizes * (n_families * 2 * n_spans * 2 + 2);
+    struct spans_case *cases = checked_calloc((size_t)n_cases_max, sizeof *cases);
+    int n_cases = 0;
+    for (int s = 0; s < n_sizes; s++) {
+        for (int f = 0; f < n_families; f++)
+            for (int side = 0; side < (families[f] == FAMILY_GRADED || families[f] == FAMILY_INVERSE ? 1 : 2); side++)
+                for (int t = 0; t < n_spans; t++)
+                    for (int v = 2; v >= (ties ? 1 : 2); v--) {
+                        struct spans_case *sc = &cases[n_cases++];
+                        sc->kind = 0, sc->family = families[f], sc->side = side, sc->sigma = spans[t], sc->v = v;
+                        sc->n = sizes[s];
+                        snprintf(sc->name, sizeof sc->name, "span-%s-%s-s%d%s_n%d", span_family_name[families[f]],
+                                 side ? "B" : "A", spans[t], v == 1 ? "-ties" : "", sizes[s]);
+                    }
+        struct spans_case *sc = &cases[n_cases++];
+        sc->kind = 1, sc->family = FAMILY_INVERSE, sc->side = 0, sc->sigma = 100, sc->v = 2, sc->n = sizes[s];
+        snprintf(sc->name, sizeof sc->name, "inverse100_n%d", sizes[s]);
+        if (sizes[s] == 2) {
+            sc = &cases[n_cases++];
+            sc->kind = 2, sc->n = 2;
+            snprintf(sc->name, sizeof sc->name, "twobytwo_n2");
+        }
+    }
+    mkdir(dir, 0777);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int t = 0; t < n_cases; t++) {
+        struct spans_case *sc = &cases[t];
+        const int n = sc->n, model = n <= SPANS_MODEL_N && n <= MAX_N;
+        struct ozaki_plan plan;
+        double bound;
+        if (span_plan(n, 0, &plan, &bound) != 0)
+            continue; /* not written: the files' check fails */
+        float *a = checked_calloc((size_t)n * n, sizeof *a), *b = checked_calloc((size_t)n * n, sizeof *b);
+        float *c = model ? checked_calloc((size_t)n * n, sizeof *c) : NULL;
+        float *row = checked_calloc((size_t)n, sizeof *row), *col = checked_calloc((size_t)n, sizeof *col);
+        float *scratch = checked_calloc((size_t)n, sizeof *scratch);
+        if (spans_matrices(sc, &plan, a, b, row, col)) {
+            sc->written = 1;
+            save_case(dir, sc->name, a, b, n, model, c, &sc->counts);
+            const long bytes = 4L * n * n; /* the data alone; the header comes on top */
+            sc->files_ok = file_there(dir, sc->name, "a.npy", bytes) && file_there(dir, sc->name, "b.npy", bytes) &&
+                           (!model || (file_there(dir, sc->name, "c_model.npy", bytes) &&
+                                       file_there(dir, sc->name, "counts.txt", 1)));
+        }
+        if (sc->written && model) {
+            char what[160];
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) {
+                    snprintf(what, sizeof what, "%s, row %d, column %d", sc->name, i, j);
+                    handled_judge(a + (size_t)i * n, b + j, (size_t)n, n, c[(size_t)i * n + j], bound, &sc->stats,
+                                  what);
+                }
+            /* every element up to n = 8, else 64 at random: handled_element from the row and column alone */
+            uint64_t state = 0xe1e3ull + (uint64_t)t;
+            const int every = n <= 8;
+            for (int p = 0; p < (every ? n * n : 64); p++) {
+                const int i = every ? p / n : (int)(rand31(&state) % (uint32_t)n);
+                const int j = every ? p % n : (int)(rand31(&state) % (uint32_t)n);
+                for (int l = 0; l < n; l++)
+                    row[l] = a[(size_t)i * n + l], col[l] = b[(size_t)l * n + j];
+                int past, refused;
+                const float e = handled_element(row, col, n, &plan, bound, 0, &past, &refused, scratch);
+                sc->sampled++;
+                sc->sampled_differ += memcmp(&e, &c[(size_t)i * n + j], sizeof e) != 0;
+            }
+        }
+        free(a), free(b), free(c), free(row), free(col), free(scratch);
+    }
+    int written = 0, files_ok = 0, modelled = 0;
+    long sampled = 0, sampled_differ = 0;
+    struct handled_stats all;
+    memset(&all, 0, sizeof all);
+    printf("# %-30s %6s %6s %9s %9s %9s %8s\n", "case", "rows", "cols", "pairs", "refused", "elements", "worst/T");
+    for (int t = 0; t < n_cases; t++) {
+        const struct spans_case *sc = &cases[t];
+        written += sc->written;
+        files_ok += sc->written && sc->files_ok;
+        if (!sc->written) {
+            printf("# %-30s not written: the variant does not apply at n = %d\n", sc->name, sc->n);
+            continue;
+        }
+        if (!(sc->n <= SPANS_MODEL_N && sc->n <= MAX_N)) {
+            printf("# %-30s A and B only (no C past n = %d)\n", sc->name, SPANS_MODEL_N);
+            continue;
+        }
+        modelled++;
+        const struct handled_counts *k = &sc->counts;
+        const struct handled_stats *s = &sc->stats;
+        printf("# %-30s %6ld %6ld %9ld %9ld %9ld %8.3f\n", sc->name, k->rows_past, k->cols_past, k->pairs_past,
+               k->refused, k->elements, s->worst);
+        all.elements += s->elements, all.broken += s->broken, all.worse_than_loop += s->worse_than_loop;
+        all.past += k->pairs_past, all.refused += k->refused;
+        if (s->worst > all.worst)
+            all.worst = s->worst, memcpy(all.worst_case, s->worst_case, sizeof all.worst_case);
+        sampled += sc->sampled, sampled_differ += sc->sampled_differ;
+    }
+    ok(written > 0 && files_ok == written, "--save-spans: %d cases written under %s, each with a.npy and b.npy (and "
+       "c_model.npy and counts.txt at n <= %d): %d with every file there", written, dir, SPANS_MODEL_N, files_ok);
+    if (modelled) {
+        ok(all.elements > 0 && all.broken == 0, "--save-spans: handled_gemm's C of the %d cases at n <= %d, %ld "
+           "elements within the fp32 bound or no worse than the FP32 loop, %ld past (%ld pairs past (R), %ld refused to "
+           "the FP32 path, %ld as the loop is; the worst %.4g of the bound: %s)", modelled, SPANS_MODEL_N,
+           all.elements - all.broken, all.broken, all.past, all.refused, all.worse_than_loop, all.worst,
+           all.worst_case[0] ? all.worst_case : "none");
+        ok(sampled > 0 && sampled_differ == 0, "--save-spans: handled_gemm's C equals handled_element (the row and "
+           "column alone) bit for bit, %ld of %ld sampled elements", sampled - sampled_differ, sampled);
+    } else {
+        printf("# no case at n <= %d: no C computed, nothing more to check\n", SPANS_MODEL_N);
+    }
+    free(cases);
+}
+
 int main(int argc, char **argv)
 {
     int moduli[32], sizes[32];
@@ -1826,20 +2080,27 @@ int main(int argc, char **argv)
     int n_moduli = parse_list("5 6 7 8 9 10 11 12", moduli, 31, OZAKI_MAX_MODULI);
     int n_sizes = parse_list("1 2 3 7 17 33 100 256", sizes, 32, MAX_N);
     int trials = 2, trials_value = 0, expect_count = -1;
-    const char *expect_text = NULL, *save_dir = NULL;
+    const char *expect_text = NULL, *save_dir = NULL, *spans_dir = NULL;
+    int spans[32], n_spans = parse_list("6 12 18 24 30", spans, 32, SPANS_MAX_SPAN), spans_given = 0, ties = 0;
     int span_mode = 0, span_n = 300, span_count = 0, span_slack = 0, value = 0, long_sizes[32], n_long = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--moduli") && v)
             n_moduli = parse_list(argv[++i], moduli, 31, OZAKI_MAX_MODULI);
         else if (!strcmp(argv[i], "--sizes") && v)
-            n_sizes = parse_list(argv[++i], sizes, 32, MAX_N);
+            n_sizes = parse_list(argv[++i], sizes, 32, SPANS_MAX_N); /* past MAX_N: --save-spans alone */
         else if (!strcmp(argv[i], "--trials") && v)
             trials = parse_list(argv[++i], &trials_value, 1, 1000) == 1 ? trials_value : -1;
         else if (!strcmp(argv[i], "--expect") && v)
             expect_text = argv[++i];
         else if (!strcmp(argv[i], "--save-cases") && v)
             save_dir = argv[++i];
+        else if (!strcmp(argv[i], "--save-spans") && v && strncmp(v, "--", 2) != 0)
+            spans_dir = argv[++i];
+        else if (!strcmp(argv[i], "--spans") && v)
+            n_spans = parse_list(argv[++i], spans, 32, SPANS_MAX_SPAN), spans_given = 1;
+        else if (!strcmp(argv[i], "--ties"))
+            ties = spans_given = 1;
         else if (!strcmp(argv[i], "--span-search") || !strcmp(argv[i], "--span-leads"))
             span_mode = !strcmp(argv[i], "--span-search") ? 1 : 2;
         else if (!strcmp(argv[i], "--handled"))
@@ -1855,7 +2116,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--help")) {
             printf("usage: ozaki_model [--moduli LIST] [--sizes LIST] [--trials T] [--expect \"N FAMILY...\"] "
                    "[--save-cases DIR]\n       ozaki_model --span-search|--span-leads|--handled [--span-n N] [--span-moduli M] "
-                   "[--span-slack B]\n"
+                   "[--span-slack B]\n       ozaki_model --save-spans DIR [--sizes LIST] [--spans LIST] [--ties]\n"
                    "(see the comment at the top of its source, ozaki_model.c)\n");
             return 0;
         } else {
@@ -1868,6 +2129,26 @@ int main(int argc, char **argv)
                 "--span-slack 1 ... 60 binades\n", OZAKI_MAX_MODULI);
         return 2;
     }
+    if (spans_dir) {
+        if (span_mode || save_dir || expect_text) {
+            fprintf(stderr, "ozaki_model: --save-spans runs alone (not with --save-cases, --expect or a span mode)\n");
+            return 2;
+        }
+        if (n_sizes <= 0 || n_spans <= 0) {
+            fprintf(stderr, "ozaki_model: --save-spans takes --sizes n in 1 ... %d and --spans 1 ... %d binades (at "
+                    "most 32 of each)\n", SPANS_MAX_N, SPANS_MAX_SPAN);
+            return 2;
+        }
+        save_spans(spans_dir, sizes, n_sizes, spans, n_spans, ties);
+        return done_testing();
+    }
+    if (spans_given) {
+        fprintf(stderr, "ozaki_model: --spans and --ties go with --save-spans\n");
+        return 2;
+    }
+    for (int s = 0; s < n_sizes; s++)
+        if (sizes[s] > MAX_N)
+            n_sizes = -1; /* only --save-spans goes past MAX_N */
     if (span_mode == 1) {
         check_element();
         span_search(span_n, span_count, span_slack);
@@ -1952,8 +2233,12 @@ int main(int argc, char **argv)
                 matgen_dist((enum input_dist)d, 'B', b, n, n, n, &state);
                 fp32_loop(a, b, c, n);
                 loop = fmax(loop, comp_err(a, b, c, n));
-                if (save_dir && t == 0)
-                    save_case(save_dir, (enum input_dist)d, a, b, n);
+                if (save_dir && t == 0) {
+                    char name[64];
+                    struct handled_counts counts;
+                    snprintf(name, sizeof name, "%s_n%d", dist_name((enum input_dist)d), n);
+                    save_case(save_dir, name, a, b, n, 1, c, &counts);
+                }
                 for (int m = 0; m < n_moduli; m++) {
                     struct ozaki_plan plan;
                     if (ozaki_plan_make(moduli[m], n, &plan) != 0) {
