@@ -98,21 +98,23 @@ class Results:
             raise KeyError(f"{key}: no metric '{metric}'")
         return sections[section][metric]
 
-    def test_ratio(self, p, dist, n):
-        """A program's componentwise error over cuBLAS SGEMM's, as the recorded make test-deep
-        prints it (tests/12-tensor-cores.t: '# stepNN/p / cuBLAS SGEMM componentwise error
-        on dist: n=1 4.8 n=2 ...')."""
+    def test_ratio(self, p, dist, n, log="test-deep"):
+        """A program's componentwise error over cuBLAS SGEMM's, as a recorded test log prints it
+        (tests/12-tensor-cores.t: '# stepNN/p / cuBLAS SGEMM componentwise error on dist: n=1 4.8
+        n=2 ...'): results/<device>-<log>.txt, make test-deep's unless log names another."""
         if self._ratios is None:
             self._ratios = {}
-            path = os.path.join(self.dir, f"{self.slug}-test-deep.txt")
+        if log not in self._ratios:
+            self._ratios[log] = {}
+            path = os.path.join(self.dir, f"{self.slug}-{log}.txt")
             for line in open(path):
                 m = re.match(r"#\s+\S*?(\w+) / cuBLAS SGEMM componentwise error on (\w+): (.*)", line)
                 if m:
                     for size, ratio in re.findall(r"n=(\d+) (\S+)", m.group(3)):
-                        self._ratios[(m.group(1), m.group(2), int(size))] = float(ratio)
-        if (p, dist, n) not in self._ratios:
-            raise KeyError(f"the test log has no ratio for {p} on {dist} at n = {n}")
-        return self._ratios[(p, dist, n)]
+                        self._ratios[log][(m.group(1), m.group(2), int(size))] = float(ratio)
+        if (p, dist, n) not in self._ratios[log]:
+            raise KeyError(f"the test log {log} has no ratio for {p} on {dist} at n = {n}")
+        return self._ratios[log][(p, dist, n)]
 
     def mgpu(self, algo, n, gpus, column="ms", panel=8192, run="multigpu"):
         return float(self.find(f"{self.slug}-{run}.csv", "the multi-GPU chapter", algo=algo, n=n, gpus=gpus,

@@ -369,24 +369,25 @@ OZAKI_HD double ozaki_add_up(double x, double y)
 #endif
 }
 
-OZAKI_HD double ozaki_mul_up(double x, double y)
+/* x y rounded up (up = 1) or down (up = 0). */
+OZAKI_HD double ozaki_mul_directed(double x, double y, int up)
 {
 #ifdef __CUDA_ARCH__
-    return __dmul_ru(x, y);
+    return up ? __dmul_ru(x, y) : __dmul_rd(x, y);
 #else
-    const double p = x * y, err = fma(x, y, -p);
-    return err > 0.0 ? nextafter(p, INFINITY) : p;
+    const double p = x * y, err = fma(x, y, -p); /* p + err = x y exactly */
+    return up && err > 0.0 ? nextafter(p, INFINITY) : !up && err < 0.0 ? nextafter(p, -INFINITY) : p;
 #endif
+}
+
+OZAKI_HD double ozaki_mul_up(double x, double y)
+{
+    return ozaki_mul_directed(x, y, 1);
 }
 
 OZAKI_HD double ozaki_mul_down(double x, double y)
 {
-#ifdef __CUDA_ARCH__
-    return __dmul_rd(x, y);
-#else
-    const double p = x * y, err = fma(x, y, -p);
-    return err < 0.0 ? nextafter(p, -INFINITY) : p;
-#endif
+    return ozaki_mul_directed(x, y, 0);
 }
 
 OZAKI_HD double ozaki_sub_down(double x, double y)

@@ -24,6 +24,30 @@ def moduli(results, program, n, column="kernel_ms", dist="uniform", count=""):
                               moduli=count)[column])
 
 
+# The span check's recording (results/<device>-step16-span-check.csv): step 16's rows by name, as
+# the moduli sweep's are, so a copy of the step reads the same recording.
+SPAN_RESULTS = "step16-span-check.csv"
+
+
+def span(results, program, n, dist, column="kernel_ms"):
+    """span(program, n, dist, column="kernel_ms"): a row of the span check's families run: the
+    step, step 14 and cuBLAS SGEMM on one family at n, in one run."""
+    return float(results.find(f"{results.slug}-{SPAN_RESULTS}", "the span check's families", program=program, n=n,
+                              family=dist, run="families")[column])
+
+
+def span_cost(results, n, dist, program="step16"):
+    """span_cost(n, dist): the step's time over its time before the span check (rows program and
+    program_unchecked), less 1: the mean of the rounds run side by side."""
+    rows = [r for r in results.csv(f"{results.slug}-{SPAN_RESULTS}")
+            if r["run"].startswith("cost") and r["n"] == str(n) and r["family"] == dist]
+    mean = {p: [float(r["kernel_ms"]) for r in rows if r["program"] == p] for p in (program, f"{program}_unchecked")}
+    if not all(mean.values()):
+        raise KeyError(f"no cost rounds at n = {n} on {dist}")
+    return sum(mean[program]) / len(mean[program]) / (sum(mean[f"{program}_unchecked"]) /
+                                                      len(mean[f"{program}_unchecked"])) - 1
+
+
 def int8(results, n, column="tops"):
     """int8(n, column="tops"): cuBLAS's INT8 GEMM at n (the sweep int8-gemm)."""
     return float(results.find(f"{results.slug}-int8-gemm.csv", "cuBLAS's INT8 GEMM", program="cublas_int8",

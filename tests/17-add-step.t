@@ -57,14 +57,15 @@ rename 'step99_copy/step16.cu', 'step99_copy/step99.cu';
 # A development version: the step as it was before, a whole program saying what it changed.
 mkdir 'step99_copy/versions';
 system('cp', 'step99_copy/step99.cu', 'step99_copy/versions/step99_v1_first.cu');
-my %done;  # a file's step_info already given its .change (before .outside_bound: the fields' order)
+my %done;  # a file's step_info already given its .change (before the first of the fields after it: their order)
 for my $f (['step99_copy/versions/step99_v1_first.cu', 'step99_v1', 'the first try'],
            ['step99_copy/step99.cu', 'step99', 'the second try: the step']) {
     local @ARGV = ($f->[0]);
     local $^I = '';
     while (<>) {
         s/\.program = "step99"/.program = "$f->[1]"/;
-        s/^(\s*)\.outside_bound/$1.change = "$f->[2]",\n$1.outside_bound/ if /^\s*\.outside_bound/ && !$done{$f->[0]}++;
+        s/^(\s*)\.(outside_bound|special_path|builds_on)/$1.change = "$f->[2]",\n$1.$2/
+            if /^\s*\.(outside_bound|special_path|builds_on)/ && !$done{$f->[0]}++;
         print;
     }
 }

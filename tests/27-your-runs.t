@@ -66,8 +66,19 @@ SKIP: {
     is($code, 0, 'make plots, with the user\'s runs beside the recorded ones') or diag($out);
     ok(-e "$scratch/plots/local/" . ($recorded_cpu =~ s/-cpu\.csv$//r =~ s/^/cpu_/r) . '.svg',
        'the user\'s charts are drawn into plots/local/') or diag(`ls $scratch/plots/local 2>&1`);
-    is(status(), '', 'the recorded charts and pages are redrawn byte for byte: git status is clean')
-        or diag(status());
+    # Byte for byte only with the matplotlib that drew them (another version writes other bytes, and
+    # its own name into every file).
+    my ($drew) = do { local (@ARGV, $/) = 'plots/speedup.svg'; <> } =~ /Matplotlib v([\w.]+)/;
+    my $have = `$python -c 'import matplotlib; print(matplotlib.__version__)' 2>/dev/null`;
+    chomp $have;
+    if (defined $drew && $have eq $drew) {
+        is(status(), '', 'the recorded charts and pages are redrawn byte for byte: git status is clean')
+            or diag(status());
+    } else {
+        my @changed = grep { !m{^ M plots/[^/]+\.(svg|png)$} } split /\n/, status();
+        ok(!@changed, "the recorded charts were drawn with matplotlib " . ($drew // '?') . ", this one is $have: "
+           . 'redrawn, not compared byte for byte; nothing else changed') or diag(join("\n", @changed));
+    }
 }
 ($code, $out) = in_scratch('python3 scripts/readme_tables.py --check');
 is($code, 0, 'the pages still pass their check') or diag($out);
