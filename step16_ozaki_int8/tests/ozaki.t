@@ -96,8 +96,8 @@ if (deep()) {
 
 # The handled step (the model's --handled, the specification a GPU step is checked against): (R) as a
 # gate, a check after the products on a 7-bit INT8 product, an FP32 loop for what it refuses. Every
-# family (the harness's, the span search's, 100 binades scaled inversely, the issue's two-by-two)
-# within the fp32 bound at n = 1 ... 300 (make test: 1 ... 64), and today's C bit for bit where every
+# family (the harness's, the span search's, 100 binades scaled inversely, the two-by-two)
+# within the fp32 bound at n = 1 ... 300 (make test: 1 ... 64), and the products' C (ozaki_model) bit for bit where every
 # row and column meets (R).
 my $handled_n = deep() ? 300 : 64;
 quick_skips("the handled step at n = 1 ... $handled_n, not 1 ... 300, and not at n = 128, 1000, 4096");
@@ -126,7 +126,7 @@ ok($code == 0 && !@missing, '--save-cases writes A, B, the model\'s C and its co
     or diag("@missing $err");
 system('rm', '-rf', $cases);
 
-# The span families as full matrices (--save-spans), and the issue's cases: A, B and, at these n, the
+# The span families as full matrices (--save-spans), and the named cases: A, B and, at these n, the
 # handled C and its counts; the model's own lines check the files and every element of C.
 ($code, $out, $err) = run($model, '--save-spans', $cases, '--sizes', '2 7', '--spans', '6 18');
 ($lines) = pass_on('the model', $code, $out, $err);

@@ -21,7 +21,7 @@
  *   --expect "N f1 f2 ..."  a TAP line per family: within the bound at N moduli, every n
  *   --save-cases DIR  write, for each family and n of the table, the first trial's A and B and the
  *                     handled C (--handled below: handled_gemm at the default count for n,
- *                     ozaki_default_moduli; today's C wherever every row and column meets the rule)
+ *                     ozaki_default_moduli; the products' C (ozaki_model) wherever every row and column meets the rule)
  *                     as DIR/FAMILY_nN/a.npy, b.npy and c_model.npy, and handled_gemm's counts as
  *                     DIR/FAMILY_nN/counts.txt, one line "rows_past=R cols_past=C pairs_past=P
  *                     refused=F elements=E": a GPU step that computes the handled step must give
@@ -30,7 +30,7 @@
  * --save-spans DIR: full n x n matrices of the span families, for a GPU step's tests and timings, as
  *   DIR/span-FAMILY-A|B-sSIGMA[-ties]_nN (FAMILY zero, small (d = 0), normal: A's rows spanning (A) and
  *   B's columns (B); graded, inverse: A's rows), DIR/inverse100_nN (A's rows over 100 binades, B's
- *   columns inversely) and DIR/twobytwo_n2 (the issue's [[1, 2^-120], [1, 2^-120]] x [[0, 0], [1, 1]],
+ *   columns inversely) and DIR/twobytwo_n2 (the two-by-two [[1, 2^-120], [1, 2^-120]] x [[0, 0], [1, 1]],
  *   when 2 is a size): a.npy and b.npy, and at n <= 300 also c_model.npy and counts.txt as --save-cases
  *   writes them. Every row of A is one span_build call's A side, every column of B another's B side, so
  *   every element pairs the family's row with its column; seeds fixed per family, side, span, variant
@@ -53,11 +53,11 @@
  *   harness's families.
  * --handled: the step with the rule as a gate (the specification a GPU step is checked against bit for
  *   bit; the algorithm: the comment before handled_gemm): where every row and column meets the rule, C
- *   is today's; otherwise each element past it goes through a check after the products (a 7-bit INT8
+ *   is the products' C (ozaki_model); otherwise each element past it goes through a check after the products (a 7-bit INT8
  *   product for a lower bound of |A||B|), and those it refuses through an FP32 loop. Checks, at
- *   n = 1 ... --span-n (at most 1024): the whole C equals the element-wise form, today's C where every
+ *   n = 1 ... --span-n (at most 1024): the whole C equals the element-wise form, the products' C (ozaki_model) where every
  *   row and column meets the rule, and every element of every family (the harness's, sampled past
- *   n = 16; the search's spans; 100 binades scaled inversely; the issue's two-by-two) within the fp32
+ *   n = 16; the search's spans; 100 binades scaled inversely; the two-by-two) within the fp32
  *   bound or no worse than the FP32 loop; prints how many elements (R) and the gate refuse.
  *   --handled-long LIST  also the harness's families at these n (sampled 16 x 16), the fraction refused
  *   --span-slack B (with --handled) the control: W rounded up and E trusted 2^B times more (must fail)
@@ -985,7 +985,7 @@ static void span_search(int max_n, int count, int slack)
     printf("# %ld cases in all\n", total);
 }
 
-/* The issue's own cases: rows spanning 100 binades with B's columns scaled inversely (every
+/* The named cases: rows spanning 100 binades with B's columns scaled inversely (every
  * product the same size), and A = [[1, 2^-120], [1, 2^-120]], B = [[0, 0], [1, 1]]: one product,
  * 2^-120, whose factor from A rounds to 0. The rule must refuse them, and the model break the bound. */
 static void span_named(int count)
@@ -1238,7 +1238,7 @@ static void lead_print(const char *what, int n, const struct lead_stats *s, int 
 
 /* --span-leads: (b) the edge at each count of moduli; (a) bands and (c) an FP32 path for what is past
  * the rule, beside the plain step and OZAKI_MAX_MODULI moduli, on the search's families far past the
- * edge, the issue's cases and the harness's families (the mixed one spans 80 binades). */
+ * edge, the named cases and the harness's families (the mixed one spans 80 binades). */
 static void span_leads(int count)
 {
     const int sizes[] = {1, 2, 7, 33, 100, 300, 1000, 8192};
@@ -1416,10 +1416,10 @@ static void span_leads(int count)
  *      where rho_i > 0, else 0 (g_j the same for B's columns, at beta bits). A bound above the 1-norm of
  *      the scaled row, ||a'_i||_1 (ozaki_norm_bound), from the sum of its magnitudes in double, added in
  *      the GPU's order (abs_sum); ||b'_j||_1 the same.
- *   2. C = today's step (ozaki_model), every element.
+ *   2. C = the products' C (ozaki_model), every element.
  *   3. (R) per pair: span_excess(rho_i, rho_j) <= T(n) (T = precision_bound(FP32, n)), in double. When
  *      every row and column meets it against the other side's largest rho, nothing more runs: C is
- *      today's C bit for bit.
+ *      the products' C (ozaki_model) bit for bit.
  *   4. Otherwise one more INT8 product, of bytes 0 ... 127: a''_ik = floor(|a_ik| 2^(7 - e_i)),
  *      b''_kj = floor(|b_kj| 2^(7 - f_j)) (0 for non-finite), W_ij = sum a''_ik b''_kj over the first
  *      ozaki_check_terms(n) values of k (all of them up to n = 512) in INT32 (exact: n 127^2 < 2^31),
@@ -1533,7 +1533,7 @@ struct handled_counts {
     long rows_past, cols_past;   /* rows (columns) whose rho fails (R) against the other side exact */
     long elements, pairs_past;   /* elements, and those whose pair fails (R) */
     long refused;                /* refused by the gate: the FP32 path */
-    int fast;                    /* every pair met (R): C is today's C */
+    int fast;                    /* every pair met (R): C is the products' C (ozaki_model) */
 };
 
 /* The whole C, the handled way (steps 1 ... 6). */
@@ -1671,7 +1671,7 @@ static void handled_search(int max_n, int slack)
         long l_full = 0, l_differ = 0, l_fast = 0, l_fast_differ = 0, l_slow = 0, l_rows = 0, l_cols = 0, l_lines = 0;
         long l_refused = 0;
         float *a = checked_calloc((size_t)n * n, sizeof *a), *b = checked_calloc((size_t)n * n, sizeof *b);
-        float *c = checked_calloc((size_t)n * n, sizeof *c), *today = checked_calloc((size_t)n * n, sizeof *today);
+        float *c = checked_calloc((size_t)n * n, sizeof *c), *products_only = checked_calloc((size_t)n * n, sizeof *products_only);
         float *row = checked_calloc((size_t)n, sizeof *row), *col = checked_calloc((size_t)n, sizeof *col);
         float *scratch = checked_calloc((size_t)n, sizeof *scratch);
         uint64_t state = 0x4a11ull * (uint64_t)n + 3;
@@ -1692,15 +1692,15 @@ static void handled_search(int max_n, int slack)
                                  dist_name((enum input_dist)d), n, trial, i, j);
                         handled_check(row, col, n, &plan, bound, slack, &local[d], scratch, what);
                     }
-                if (n <= 12) { /* the whole C: handled_gemm equals handled_element; where fast, today's C */
+                if (n <= 12) { /* the whole C: handled_gemm equals handled_element; where fast, the products' C (ozaki_model) */
                     struct handled_counts counts;
                     handled_gemm(a, b, c, n, &plan, bound, slack, &counts);
-                    ozaki_model(a, b, today, n, &plan, NULL);
+                    ozaki_model(a, b, products_only, n, &plan, NULL);
                     l_rows += counts.rows_past, l_cols += counts.cols_past, l_lines += 2L * n;
                     l_refused += counts.refused;
                     if (counts.fast) {
                         l_fast++;
-                        l_fast_differ += memcmp(c, today, (size_t)n * n * sizeof *c) != 0;
+                        l_fast_differ += memcmp(c, products_only, (size_t)n * n * sizeof *c) != 0;
                     } else {
                         l_slow++;
                     }
@@ -1735,7 +1735,7 @@ static void handled_search(int max_n, int slack)
                 snprintf(what, sizeof what, "100 binades inverse, n = %d, variant %d", n, v);
                 handled_check(row, col, n, &plan, bound, slack, &local[HANDLED_WIDE100], scratch, what);
             }
-        free(a), free(b), free(c), free(today), free(row), free(col), free(scratch);
+        free(a), free(b), free(c), free(products_only), free(row), free(col), free(scratch);
 #pragma omp critical
         {
             for (int g = 0; g < HANDLED_GROUPS; g++) {
@@ -1753,7 +1753,7 @@ static void handled_search(int max_n, int slack)
     ok(full_elements > 0 && full_differ == 0, "handled: the whole C (handled_gemm) equals the element-wise form bit "
        "for bit, %ld of %ld elements (the harness's families, n = 1 ... 12)", full_elements - full_differ,
        full_elements);
-    ok(fast_cases > 0 && fast_differ == 0, "handled: where every row and column meets (R), C is today's C bit for bit "
+    ok(fast_cases > 0 && fast_differ == 0, "handled: where every row and column meets (R), C is the products' C (ozaki_model) bit for bit "
        "(%ld of %ld such matrices; %ld others went through the gate)", fast_cases - fast_differ, fast_cases,
        slow_cases);
     printf("# full matrices, n = 1 ... 12: %ld of %ld rows and columns past (R) with the other side exact; "
@@ -1777,21 +1777,21 @@ static void handled_search(int max_n, int slack)
            "bound: %s)", name, max_n, s->elements - s->broken, s->broken, s->refused, s->worse_than_loop, s->worst,
            s->worst_case[0] ? s->worst_case : "none");
     }
-    /* The issue's two-by-two: one product, 2^-120, whose factor from A rounds to 0 in today's step. */
+    /* The two-by-two: one product, 2^-120, whose factor from A rounds to 0 in the products alone. */
     struct ozaki_plan plan;
     double bound;
     if (span_plan(2, 0, &plan, &bound) == 0) {
         const float a[4] = {1.0f, 0x1p-120f, 1.0f, 0x1p-120f}, b[4] = {0.0f, 0.0f, 1.0f, 1.0f};
-        float c[4], today[4];
+        float c[4], products_only[4];
         struct handled_counts counts;
         handled_gemm(a, b, c, 2, &plan, bound, slack, &counts);
-        ozaki_model(a, b, today, 2, &plan, NULL);
+        ozaki_model(a, b, products_only, 2, &plan, NULL);
         double worst = 0.0;
         for (int x = 0; x < 4; x++)
             worst = fmax(worst, fabs(c[x] - 0x1p-120) / 0x1p-120);
         ok(worst <= bound && counts.refused == 4, "handled, A = [[1, 2^-120], [1, 2^-120]], B = [[0, 0], [1, 1]]: "
-           "C = %g everywhere (today's step: %g), error %.3g of the bound; %ld rows and %ld columns past (R), %ld of "
-           "4 elements refused", c[0], today[0], worst / bound, counts.rows_past, counts.cols_past, counts.refused);
+           "C = %g everywhere (the products alone: %g), error %.3g of the bound; %ld rows and %ld columns past (R), %ld of "
+           "4 elements refused", c[0], products_only[0], worst / bound, counts.rows_past, counts.cols_past, counts.refused);
     }
 }
 
@@ -1901,7 +1901,7 @@ static void save_case(const char *dir, const char *name, const float *a, const f
     }
 }
 
-/* One --save-spans case: a span family (kind 0), the issue's 100 binades scaled inversely (1) or its
+/* One --save-spans case: a span family (kind 0), 100 binades scaled inversely (1) or the
  * two-by-two (2). */
 struct spans_case {
     int kind, family, side, sigma, v, n;
@@ -1952,7 +1952,7 @@ static int file_there(const char *dir, const char *name, const char *file, long 
 
 /* --save-spans DIR: full n x n matrices of the span families (zero, small with d = 0, normal: A's rows
  * spanning and B's columns; graded, inverse: A's rows), each span of `spans`, random (v = 2) and with
- * `ties` also ties (v = 1), and the issue's cases, as DIR/span-FAMILY-A|B-sSIGMA[-ties]_nN,
+ * `ties` also ties (v = 1), and the named cases, as DIR/span-FAMILY-A|B-sSIGMA[-ties]_nN,
  * DIR/inverse100_nN and DIR/twobytwo_n2: a.npy and b.npy, and up to n = SPANS_MODEL_N the handled C
  * (c_model.npy) and counts.txt. Checks the files, and that C within the bound or no worse than the FP32
  * loop (handled_judge), and equal to handled_element at sampled elements. */
