@@ -15,11 +15,10 @@
  *   4. the remainder theorem per element, in 32-bit limbs, and one rounding to FP32;
  *   5. NaN and Inf.
  * Where a pair fails (R) (needs_check; otherwise this work is skipped or its blocks return at once):
- * pass 2 also sums each row's and column's scaled integers' magnitudes (exactly, in 64-bit integers)
- * and writes the magnitudes truncated to 7 bits of the first ozaki_check_terms(n) columns of A and
- * rows of B; one more INT8 product of those (a lower bound of |A||B|), whose blocks check each element
- * of a failing pair (ozaki_check_accepts) and mark those refused; the refused ones computed again by
- * an FP32 loop (refused_fp32).
+ * the magnitudes of the first ozaki_check_terms(n) columns of A and rows of B truncated to 7 bits
+ * (check_bytes); one more INT8 product of those (a lower bound of |A||B|), whose blocks check each
+ * element of a failing pair (ozaki_check_accepts, with the 1-norms bounded from the maxima pass's
+ * sums) and mark those refused; the refused ones computed again by an FP32 loop (refused_elements).
  * The number of moduli, the accuracy knob: by default 10 for sums of fewer than 128 products and
  * 8 from there (ozaki_default_moduli: short sums have the tightest bound); built with -DMODULI=N
  * (a variant its experiments.json declares, N = 5 ... 14) it uses N at every n. The most a build
@@ -63,7 +62,7 @@
 #define BT_COLS 32
 #define BT_K 128
 #define BT_ROW (BT_K + 4)
-#define BT_SMEM ((MAX_MODULI + 1) * BT_COLS * BT_ROW)
+#define BT_SMEM (MAX_MODULI * BT_COLS * BT_ROW)
 /* The check's planes (the magnitudes' bytes of A and Bt, the refused marks) sit after the moduli's. */
 #define CHECK_PLANE MAX_MODULI
 #define PLANES (MAX_MODULI + 1)
@@ -134,8 +133,10 @@ __global__ static void col_maxima(const float *b, size_t ldb, int n, int padded,
                                   unsigned *col_min_not, double *col_abs_sums, int *col_special, int *any_special)
 {
     const int col = blockIdx.x * blockDim.x + threadIdx.x, k0 = blockIdx.y * COL_ROWS;
-    if (col >= n)
+    if (col >= n || k0 >= n) { /* the padding's sums: 0, so that span_check adds every chunk */
+        col_abs_sums[(size_t)blockIdx.y * padded + col] = 0.0;
         return;
+    }
     float m = 0.0f, low = INFINITY;
     double sum = 0.0;
     int special = 0;
@@ -197,16 +198,22 @@ __device__ static __forceinline__ void line_fact(unsigned max_bits, unsigned min
     f->half[at] = ozaki_half_step(rho, bits);
     f->limit[at] = ozaki_span_limit(rho, bound);
     f->norm[at] = ozaki_norm_bound(abs_sum, n, ozaki_exponent(big), f->half[at]);
-    if (rho > 0.0)
-        atomicMax(rho_most, (unsigned long long)__double_as_longlong(rho));
+    /* the warp's widest rho and count first: one atomic per warp, not one per line */
+    unsigned long long rho_bits = (unsigned long long)__double_as_longlong(rho); /* rho >= 0: orders as its bits */
+    for (int d = 16; d > 0; d /= 2)
+        rho_bits = max(rho_bits, __shfl_xor_sync(0xffffffffu, rho_bits, d));
     const int is_past = ozaki_span_excess(rho, 0.0) > bound, lane = threadIdx.x % 32;
     const int warp_past = __popc(__ballot_sync(0xffffffffu, is_past));
+    if (lane == 0 && rho_bits)
+        atomicMax(rho_most, rho_bits);
     if (lane == 0 && warp_past)
         atomicAdd(past, warp_past);
 }
 
 /* Every row's and column's facts (a thread for row i and column i), the columns' sums added chunk
  * by chunk in order. */
+#define SPAN_THREADS 64 /* small blocks: padded / 64 of them, to spread the lines over the SMs */
+#define SUM_BATCH 4 /* divides padded / COL_ROWS: padded is a multiple of 256 */
 __global__ static void span_check(const unsigned *row_max, const unsigned *row_min_not, const double *row_abs_sum,
                                   const unsigned *col_max, const unsigned *col_min_not, const double *col_abs_sums,
                                   int n, int padded, int alpha, int beta, double bound, struct line_facts rows,
@@ -214,8 +221,14 @@ __global__ static void span_check(const unsigned *row_max, const unsigned *row_m
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x; /* padded is a multiple of the block */
     double col_sum = 0.0;
-    for (int c = 0; i < n && c < (n + COL_ROWS - 1) / COL_ROWS; c++)
-        col_sum = __dadd_rn(col_sum, col_abs_sums[(size_t)c * padded + i]);
+#pragma unroll 4 /* sixteen loads in flight, added in order: the chunks past n hold 0 */
+    for (int c0 = 0; c0 < padded / COL_ROWS; c0 += SUM_BATCH) {
+        double part[SUM_BATCH];
+        for (int c = 0; c < SUM_BATCH; c++)
+            part[c] = col_abs_sums[(size_t)(c0 + c) * padded + i];
+        for (int c = 0; c < SUM_BATCH; c++)
+            col_sum = __dadd_rn(col_sum, part[c]);
+    }
     line_fact(row_max[i], row_min_not[i], i < n ? row_abs_sum[i] : 0.0, n, alpha, bound, &rows, i,
               &counts->rho_a_bits, &counts->rows_past);
     line_fact(col_max[i], col_min_not[i], col_sum, n, beta, bound, &cols, i, &counts->rho_b_bits, &counts->cols_past);
@@ -267,8 +280,7 @@ __device__ static __forceinline__ uint8_t magnitude_byte(float x, double scale_7
 /* 2. Residues of A: four neighbours of a row per thread (one float4 read, one 4-byte write per
  * modulus). The padding is zero, so the padded matrix is read as it is. */
 __global__ static void residues_a(const float *a, size_t lda, int padded, const unsigned *row_max, int alpha,
-                                  int count, const struct check_counts *counts, double bound, int check_terms,
-                                  int8_t *ra)
+                                  int count, int8_t *ra)
 {
     const int k = 4 * (blockIdx.x * blockDim.x + threadIdx.x), i = blockIdx.y;
     if (k >= padded)
@@ -279,15 +291,7 @@ __global__ static void residues_a(const float *a, size_t lda, int padded, const 
     int64_t v[4];
     for (int q = 0; q < 4; q++)
         v[q] = isfinite(xs[q]) ? ozaki_scaled_by(xs[q], scale) : 0;
-    const size_t plane = (size_t)padded * padded, at = (size_t)i * padded + k;
-    store_residues_a<0>(v, count, alpha <= 31, ra, plane, at);
-    if (k < check_terms && check_needed(counts, bound)) {
-        const double scale_7 = row_scale(row_max[i], 7);
-        uint32_t w = 0;
-        for (int q = 0; q < 4; q++)
-            w |= (uint32_t)magnitude_byte(xs[q], scale_7) << (8 * q);
-        *(uint32_t *)(ra + CHECK_PLANE * plane + at) = w;
-    }
+    store_residues_a<0>(v, count, alpha <= 31, ra, (size_t)padded * padded, (size_t)i * padded + k);
 }
 
 template <int L>
@@ -306,30 +310,69 @@ __device__ static __forceinline__ void put_residues_bt(int64_t v, int count, boo
  * then writes 16 bytes of a row of Bt per modulus. */
 __global__ static void __launch_bounds__(256) residues_bt(const float *b, size_t ldb, int padded,
                                                           const unsigned *col_max, int beta, int count,
-                                                          const struct check_counts *counts, double bound,
-                                                          int check_terms, int8_t *rbt)
+                                                          int8_t *rbt)
 {
     extern __shared__ uint8_t s_bt[];
     const int tx = threadIdx.x % BT_COLS, ty = threadIdx.x / BT_COLS;
     const int j0 = blockIdx.x * BT_COLS, k0 = blockIdx.y * BT_K;
-    const double scale = row_scale(col_max[j0 + tx], beta), scale_7 = row_scale(col_max[j0 + tx], 7);
-    const bool check_bytes = k0 < check_terms && check_needed(counts, bound);
+    const double scale = row_scale(col_max[j0 + tx], beta);
     for (int kk = ty; kk < BT_K; kk += 256 / BT_COLS) {
         const float x = b[(size_t)(k0 + kk) * ldb + j0 + tx];
         put_residues_bt<0>(isfinite(x) ? ozaki_scaled_by(x, scale) : 0, count, beta <= 31, s_bt, tx * BT_ROW + kk);
-        if (check_bytes)
-            s_bt[CHECK_PLANE * BT_COLS * BT_ROW + tx * BT_ROW + kk] = magnitude_byte(x, scale_7);
     }
     __syncthreads();
     const size_t plane = (size_t)padded * padded;
-    for (int c = threadIdx.x; c < (count + check_bytes) * BT_COLS * (BT_K / 16); c += 256) {
-        int l = c / (BT_COLS * (BT_K / 16));
-        const int jj = c / (BT_K / 16) % BT_COLS, chunk = c % (BT_K / 16);
-        l = l < count ? l : CHECK_PLANE; /* the check's plane after the moduli's */
+    for (int c = threadIdx.x; c < count * BT_COLS * (BT_K / 16); c += 256) {
+        const int l = c / (BT_COLS * (BT_K / 16)), jj = c / (BT_K / 16) % BT_COLS, chunk = c % (BT_K / 16);
         const uint32_t *from = (const uint32_t *)(s_bt + (l * BT_COLS + jj) * BT_ROW + 16 * chunk);
         *(uint4 *)(rbt + l * plane + (size_t)(j0 + jj) * padded + k0 + 16 * chunk) =
             make_uint4(from[0], from[1], from[2], from[3]);
     }
+}
+
+/* The check's bytes, only where some pair fails (R): the magnitudes of A's first check_terms columns
+ * (blockIdx.z = 0) and of B's first check_terms rows, transposed (1), truncated to 7 bits, into the
+ * plane after the moduli's. A block: 32 of k by 128 rows of A (columns of B), a float4 read and four
+ * bytes written per thread and step; B's through shared memory, written 16 bytes at a time. */
+#define CB_K 32
+#define CB_LINES 128
+#define CB_ROW (CB_K + 16) /* bytes: rows 16-byte aligned */
+__global__ static void __launch_bounds__(256) check_bytes(const float *a, size_t lda, const float *b, size_t ldb,
+                                                          int padded, const unsigned *row_max, const unsigned *col_max,
+                                                          const struct check_counts *counts, double bound,
+                                                          int8_t *ra, int8_t *rbt)
+{
+    if (!check_needed(counts, bound))
+        return;
+    __shared__ __align__(16) uint8_t tile[CB_LINES * CB_ROW];
+    const int k0 = blockIdx.x * CB_K, line0 = blockIdx.y * CB_LINES, t = threadIdx.x;
+    const size_t plane_at = CHECK_PLANE * (size_t)padded * padded;
+    if (blockIdx.z == 0) {
+        for (int row = line0 + t / 8; row < line0 + CB_LINES; row += 256 / 8) {
+            const int k = k0 + 4 * (t % 8);
+            const float4 x = *(const float4 *)(a + (size_t)row * lda + k);
+            const double scale_7 = row_scale(row_max[row], 7);
+            *(uint32_t *)(ra + plane_at + (size_t)row * padded + k) =
+                magnitude_byte(x.x, scale_7) | magnitude_byte(x.y, scale_7) << 8 | magnitude_byte(x.z, scale_7) << 16 |
+                (uint32_t)magnitude_byte(x.w, scale_7) << 24;
+        }
+        return;
+    }
+    const int jq = 4 * (t % 32); /* the thread's four columns */
+    double scale_7[4];
+    for (int q = 0; q < 4; q++)
+        scale_7[q] = row_scale(col_max[line0 + jq + q], 7);
+    for (int kk = t / 32; kk < CB_K; kk += 256 / 32) {
+        const float4 x = *(const float4 *)(b + (size_t)(k0 + kk) * ldb + line0 + jq);
+        tile[(jq + 0) * CB_ROW + kk] = magnitude_byte(x.x, scale_7[0]);
+        tile[(jq + 1) * CB_ROW + kk] = magnitude_byte(x.y, scale_7[1]);
+        tile[(jq + 2) * CB_ROW + kk] = magnitude_byte(x.z, scale_7[2]);
+        tile[(jq + 3) * CB_ROW + kk] = magnitude_byte(x.w, scale_7[3]);
+    }
+    __syncthreads();
+    const int line = t / 2, half = t % 2; /* 128 lines x 32 bytes: 16 bytes a thread */
+    *(uint4 *)(rbt + plane_at + (size_t)(line0 + line) * padded + k0 + 16 * half) =
+        *(const uint4 *)&tile[line * CB_ROW + 16 * half];
 }
 
 /* What the check's blocks need beside the product: the facts of every row and column, the bound,
@@ -346,11 +389,17 @@ struct check_args {
     long long *list;   /* the refused elements, i padded + j, while they fit (padded of them) */
 };
 
-/* A block's columns' facts, in shared memory for its check (relative to 2^f_j: ozaki.h), and the
- * largest of their half steps and norms. */
-struct column_facts {
-    double rho[BN], half[BN], norm[BN];
-    double half_most, norm_most;
+/* The check's epilogue in shared memory (the stages', free once both consumers' last wgmma is done):
+ * the block's 7-bit sums, a padded row each (the consumers' int2 stores fall in distinct banks), and
+ * its rows' facts (relative to 2^e_i: ozaki.h) with the least accepted w of each; the columns' facts
+ * stay in registers, a column per thread. */
+#define CHECK_ROW (BN + 8)
+struct check_tile {
+    int w[BM][CHECK_ROW];
+    double row_limit[BM], row_half[BM], row_norm[BM];
+    int row_least[BM];
+    double half_most[CONSUMERS * 4], norm_most[CONSUMERS * 4]; /* per consumer warp: the columns' largest */
+    int any_refused;
 };
 
 /* The least w that the check accepts for every element of a row with these facts (h, norm) against
@@ -377,6 +426,100 @@ __device__ static int least_accepted(double h, double g, double norm_a, double n
 __device__ static __forceinline__ void consumers_sync()
 {
     asm volatile("bar.sync 1, %0;" ::"n"(128 * CONSUMERS));
+}
+
+/* Whether the check refuses element (r, c) of the block's tile, given that its 7-bit sum w is below
+ * its row's least accepted: only where its pair fails (R) (the column's rho past the row's limit)
+ * and the element's own test (ozaki_check_accepts) fails too. */
+__device__ static __forceinline__ bool check_refuses(const struct check_tile *t, int r, int w, double col_rho,
+                                                     double col_half, double col_norm, const struct check_args &check)
+{
+    return col_rho > t->row_limit[r] &&
+           !ozaki_check_accepts(w, t->row_half[r], col_half, t->row_norm[r], col_norm, check.n, check.bound_less_u);
+}
+
+/* The rows r0 ... r0 + 15 of the thread's column whose sums are below their row's least accepted (a
+ * bit each): the only ones check_refuses need look at. Unrolled, so that the sixteen loads are in
+ * flight together. */
+#define CHECK_BATCH 16
+__device__ static __forceinline__ unsigned check_candidates(const struct check_tile *t, int r0, int rows_inside, int c)
+{
+    unsigned bits = 0;
+#pragma unroll
+    for (int q = 0; q < CHECK_BATCH; q++)
+        bits |= (unsigned)(r0 + q < rows_inside && t->w[r0 + q][c] < t->row_least[r0 + q]) << q;
+    return bits;
+}
+
+/* The check's epilogue: the sums go to shared memory (a short unrolled copy, so that ptxas keeps the
+ * wgmmas asynchronous), then each consumer thread takes one column of the tile down its BM rows in a
+ * compact loop. Refused elements are counted (and listed while the list has room); only a block that
+ * refused some writes its tile's marks (a byte per element, 1 where refused) and flags its tile. */
+__device__ static __forceinline__ void check_epilogue(const int *acc, int row, int col, int m_tile, int n_tile, int m0, int n0,
+                                      int padded, const struct check_args &check, struct check_tile *t)
+{
+    const int c = threadIdx.x - 128, warp = c / 32, lane = threadIdx.x % 32;
+    consumers_sync(); /* every wgmma done: the stages are free */
+#pragma unroll
+    for (int i = 0; i < BN / 2; i += 4) {
+        *(int2 *)&t->w[row][col + 8 * (i / 4)] = make_int2(acc[i], acc[i + 1]);
+        *(int2 *)&t->w[row + 8][col + 8 * (i / 4)] = make_int2(acc[i + 2], acc[i + 3]);
+    }
+    const double col_rho = check.cols.rho[n0 + c], col_half = check.cols.half[n0 + c],
+                 col_norm = check.cols.norm[n0 + c];
+    double g = col_half, nb = col_norm;
+    for (int d = 16; d > 0; d /= 2) {
+        g = fmax(g, __shfl_xor_sync(0xffffffffu, g, d));
+        nb = fmax(nb, __shfl_xor_sync(0xffffffffu, nb, d));
+    }
+    if (lane == 0)
+        t->half_most[warp] = g, t->norm_most[warp] = nb;
+    if (c < BM) {
+        t->row_limit[c] = check.rows.limit[m0 + c];
+        t->row_half[c] = check.rows.half[m0 + c];
+        t->row_norm[c] = check.rows.norm[m0 + c];
+    }
+    if (c == 0)
+        t->any_refused = 0;
+    consumers_sync();
+    if (c < BM) {
+        for (int q = 0; q < CONSUMERS * 4; q++)
+            g = fmax(g, t->half_most[q]), nb = fmax(nb, t->norm_most[q]);
+        t->row_least[c] = least_accepted(t->row_half[c], g, t->row_norm[c], nb, check.n, check.bound_less_u);
+    }
+    consumers_sync();
+    const int rows_inside = n0 + c >= check.n ? 0 : check.n - m0 < BM ? check.n - m0 : BM;
+    int refused = 0;
+    for (int r0 = 0; r0 < rows_inside; r0 += CHECK_BATCH)
+        for (unsigned bits = check_candidates(t, r0, rows_inside, c); bits; bits &= bits - 1) {
+            const int r = r0 + __ffs(bits) - 1;
+            if (!check_refuses(t, r, t->w[r][c], col_rho, col_half, col_norm, check))
+                continue;
+            refused++;
+            /* few refused: a list, a thread each; many: the tiles (refused_elements) */
+            if (*(volatile int *)&check.counts->listed <= padded) {
+                const int at = atomicAdd(&check.counts->listed, 1);
+                if (at < padded)
+                    check.list[at] = (long long)(m0 + r) * padded + n0 + c;
+            }
+        }
+    for (int d = 16; d > 0; d /= 2)
+        refused += __shfl_xor_sync(0xffffffffu, refused, d);
+    if (refused && lane == 0) {
+        atomicAdd(&check.counts->refused, refused);
+        t->any_refused = 1;
+    }
+    consumers_sync();
+    if (!t->any_refused)
+        return;
+    if (c == 0)
+        check.tile_refused[m_tile * (padded / BN) + n_tile] = 1;
+    for (int r0 = 0; r0 < BM; r0 += CHECK_BATCH) { /* the marks: the same verdicts, a row of bytes at a time */
+        const unsigned bits = check_candidates(t, r0, rows_inside, c);
+        for (int q = 0; q < CHECK_BATCH; q++)
+            check.refused[(size_t)(m0 + r0 + q) * padded + n0 + c] =
+                bits >> q & 1 && check_refuses(t, r0 + q, t->w[r0 + q][c], col_rho, col_half, col_norm, check);
+    }
 }
 
 /* 3. One block: the residues of C[m0 : m0 + BM, n0 : n0 + BN] for modulus blockIdx.y; or, compiled
@@ -453,61 +596,7 @@ __global__ static void __launch_bounds__(THREADS, 1)
     const size_t plane = (size_t)padded * padded;
     const int row = m0 + consumer * 64 + warp * 16 + lane / 4, col = n0 + 2 * (lane % 4);
     if (checking) {
-        /* A mark per element, 1 where the check refuses it; layout as below. The block's columns'
-         * facts first, into the stages' shared memory (free once both consumers' last wgmma is done). */
-        struct column_facts *f = (struct column_facts *)smem;
-        consumers_sync();
-        for (int t = threadIdx.x - 128; t < BN; t += 128 * CONSUMERS) {
-            f->rho[t] = check.cols.rho[n0 + t];
-            f->half[t] = check.cols.half[n0 + t];
-            f->norm[t] = check.cols.norm[n0 + t];
-        }
-        consumers_sync();
-        if (threadIdx.x == 128) {
-            double g = 0.0, nb = 0.0;
-            for (int t = 0; t < BN; t++)
-                g = fmax(g, f->half[t]), nb = fmax(nb, f->norm[t]);
-            f->half_most = g, f->norm_most = nb;
-        }
-        consumers_sync();
-        double limit[2], half[2], norm[2];
-        int least[2];
-        for (int h = 0; h < 2; h++) {
-            limit[h] = check.rows.limit[row + 8 * h];
-            half[h] = check.rows.half[row + 8 * h];
-            norm[h] = check.rows.norm[row + 8 * h];
-            least[h] = least_accepted(half[h], f->half_most, norm[h], f->norm_most, check.n, check.bound_less_u);
-        }
-        int refused = 0;
-        uint8_t *out = check.refused + (size_t)row * padded + col;
-#pragma unroll /* whole: the accumulators stay registers */
-        for (int i = 0; i < BN / 2; i += 4) {
-            int v[4];
-#pragma unroll
-            for (int q = 0; q < 4; q++) {
-                const int h = q / 2, t = col - n0 + 8 * (i / 4) + q % 2;
-                v[q] = f->rho[t] > limit[h] && acc[i + q] < least[h] &&
-                       !ozaki_check_accepts(acc[i + q], half[h], f->half[t], norm[h], f->norm[t], check.n,
-                                            check.bound_less_u);
-                if (v[q] && row + 8 * h < check.n && n0 + t < check.n) {
-                    refused++;
-                    /* few refused: a list, for refused_listed; many: the tiles (refused_fp32) */
-                    if (*(volatile int *)&check.counts->listed <= padded) {
-                        const int at = atomicAdd(&check.counts->listed, 1);
-                        if (at < padded)
-                            check.list[at] = (long long)(row + 8 * h) * padded + n0 + t;
-                    }
-                }
-            }
-            *(uchar2 *)(out + 8 * (i / 4)) = make_uchar2((unsigned char)v[0], (unsigned char)v[1]);
-            *(uchar2 *)(out + 8 * (size_t)padded + 8 * (i / 4)) = make_uchar2((unsigned char)v[2], (unsigned char)v[3]);
-        }
-        for (int d = 16; d > 0; d /= 2)
-            refused += __shfl_xor_sync(0xffffffffu, refused, d);
-        if (refused && lane == 0) {
-            atomicAdd(&check.counts->refused, refused);
-            check.tile_refused[m_tile * (padded / BN) + n_tile] = 1;
-        }
+        check_epilogue(acc, row - m0, col - n0, m_tile, n_tile, m0, n0, padded, check, (struct check_tile *)smem);
         return;
     }
     /* The sums mod p, as bytes in [0, p). Layout as step 13's epilogue. */
@@ -546,38 +635,16 @@ __global__ static void reconstruct(const uint8_t *r, int padded, int n, const un
 
 /* 6. The elements the check refused, by the FP32 loop ozaki_model.c specifies: s = 0, then
  * s = fmaf(a_ik, b_kj, s) for k = 0 ... n - 1. Elements in a row or column with NaN or Inf keep what
- * the special pass gives. Few of them (the list held them all): a thread each. */
-__global__ static void refused_listed(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc,
-                                      int n, int padded, const long long *list, const int *row_special,
-                                      const int *col_special, const struct check_counts *counts, double bound)
-{
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (!check_needed(counts, bound) || counts->listed > padded || t >= counts->listed)
-        return;
-    const int i = (int)(list[t] / padded), j = (int)(list[t] % padded);
-    if (row_special[i] || col_special[j])
-        return;
-    float s = 0.0f;
-    const float *x = a + (size_t)i * lda, *y = b + j;
-#pragma unroll 8
-    for (int k = 0; k < n; k++)
-        s = fmaf(x[k], y[(size_t)k * ldb], s);
-    c[(size_t)i * ldc + j] = s;
-}
-
-/* Many (more than the list holds): a block per 128 x 128 tile of C holding a refused element (the
- * others return at once), each thread 8 x 8 of them, k in steps of 8 through shared memory: the
- * registers of step 07, each element still one chain of fused multiply-adds in k's order. */
+ * the special pass gives. One launch, its blocks striding over the work: few refused elements (the
+ * list held them all) a thread each; many, a block per 128 x 128 tile of C holding one (each
+ * thread 8 x 8 of them, k in steps of 8 through shared memory: the registers of step 07, each
+ * element still one chain of fused multiply-adds in k's order). */
 #define FP32_TILE 128
 #define FP32_K 8
-__global__ static void __launch_bounds__(256)
-    refused_fp32(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n, int padded,
-                 const uint8_t *refused, const int *tile_refused, const int *row_special, const int *col_special,
-                 const struct check_counts *counts, double bound)
+__device__ static void refused_tile(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n,
+                                    int padded, int m0, int n0, const uint8_t *refused, const int *row_special,
+                                    const int *col_special)
 {
-    const int m0 = blockIdx.y * FP32_TILE, n0 = blockIdx.x * FP32_TILE;
-    if (!check_needed(counts, bound) || counts->listed <= padded || !tile_refused[(m0 / BM) * (padded / BN) + n0 / BN])
-        return;
     __shared__ __align__(16) float as[FP32_K][FP32_TILE], bs[FP32_K][FP32_TILE];
     const int t = threadIdx.x, tx = t % 16, ty = t / 16;
     float acc[8][8];
@@ -614,6 +681,35 @@ __global__ static void __launch_bounds__(256)
             if (i < n && j < n && refused[(size_t)i * padded + j] && !row_special[i] && !col_special[j])
                 c[(size_t)i * ldc + j] = acc[r][q];
         }
+    }
+}
+
+__global__ static void __launch_bounds__(256)
+    refused_elements(const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc, int n, int padded,
+                     const long long *list, const uint8_t *refused, const int *tile_refused, const int *row_special,
+                     const int *col_special, const struct check_counts *counts, double bound)
+{
+    if (!check_needed(counts, bound) || counts->refused == 0)
+        return;
+    if (counts->listed <= padded) {
+        for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < counts->listed; t += gridDim.x * blockDim.x) {
+            const int i = (int)(list[t] / padded), j = (int)(list[t] % padded);
+            if (row_special[i] || col_special[j])
+                continue;
+            float s = 0.0f;
+            const float *x = a + (size_t)i * lda, *y = b + j;
+#pragma unroll 8
+            for (int k = 0; k < n; k++)
+                s = fmaf(x[k], y[(size_t)k * ldb], s);
+            c[(size_t)i * ldc + j] = s;
+        }
+        return;
+    }
+    const int tiles = padded / FP32_TILE;
+    for (int tile = blockIdx.x; tile < tiles * tiles; tile += gridDim.x) {
+        const int m0 = tile / tiles * FP32_TILE, n0 = tile % tiles * FP32_TILE;
+        if (tile_refused[(m0 / BM) * (padded / BN) + n0 / BN]) /* the same for the whole block */
+            refused_tile(a, lda, b, ldb, c, ldc, n, padded, m0, n0, refused, row_special, col_special);
     }
 }
 
@@ -692,6 +788,7 @@ static size_t workspace_bytes(int padded, const struct step_config *config)
 struct step_state {
     struct ozaki_plan plan;
     double bound;
+    int refused_blocks; /* the FP32 loop's blocks: a few per SM, striding over the tiles */
     CUtensorMap maps[2];
 };
 
@@ -703,7 +800,7 @@ static void setup(struct step_run *run)
                       TILE % FP32_TILE == 0 && BN % FP32_TILE == 0 && BM % FP32_TILE == 0,
                   "the padding: every tile of every pass whole");
     static_assert(SMEM <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
-    static_assert(sizeof(struct column_facts) <= STAGES * STAGE_BYTES, "the check's facts fit in the stages' memory");
+    static_assert(sizeof(struct check_tile) <= STAGES * STAGE_BYTES, "the check's tile fits in the stages' memory");
     static_assert(OZAKI_CHECK_STEP % BK == 0 && OZAKI_CHECK_STEP % BT_K == 0, "the check's terms: whole tiles");
     struct step_state *state = (struct step_state *)run->state;
     const int padded = run->mats.padded, n = run->mats.n;
@@ -721,6 +818,10 @@ static void setup(struct step_run *run)
         exit(EXIT_USAGE);
     }
     state->bound = precision_bound(PRECISION_FP32, 0, n);
+    int device, sms;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    state->refused_blocks = 4 * sms;
     encode(&state->maps[0], w.ra, PLANES * padded, padded, BM);
     encode(&state->maps[1], w.rbt, PLANES * padded, padded, BN);
     CUDA_CHECK(cudaFuncSetAttribute(residue_products<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
@@ -740,16 +841,17 @@ static void launch(const struct step_run *run)
     CUDA_CHECK(cudaMemsetAsync(w.row_max, 0, w.zeroed_bytes));
     row_maxima<<<(n + 7) / 8, 256>>>(m->a, m->lda, n, w.row_max, w.row_min_not, w.row_abs_sum, w.row_special,
                                      w.any_special);
-    col_maxima<<<dim3((n + 255) / 256, (n + COL_ROWS - 1) / COL_ROWS), 256>>>(
+    col_maxima<<<dim3(padded / 256, padded / COL_ROWS), 256>>>(
         m->b, m->ldb, n, padded, w.col_max, w.col_min_not, w.col_abs_sums, w.col_special, w.any_special);
-    span_check<<<padded / 256, 256>>>(w.row_max, w.row_min_not, w.row_abs_sum, w.col_max, w.col_min_not,
+    span_check<<<padded / SPAN_THREADS, SPAN_THREADS>>>(w.row_max, w.row_min_not, w.row_abs_sum, w.col_max, w.col_min_not,
                                       w.col_abs_sums, n, padded, plan.alpha, plan.beta, bound, w.rows, w.cols,
                                       w.counts);
-    residues_a<<<dim3(padded / 1024 + (padded % 1024 != 0), padded), 256>>>(
-        m->a, m->lda, padded, w.row_max, plan.alpha, plan.count, w.counts, bound, check_terms, w.ra);
+    residues_a<<<dim3(padded / 1024 + (padded % 1024 != 0), padded), 256>>>(m->a, m->lda, padded, w.row_max,
+                                                                              plan.alpha, plan.count, w.ra);
     residues_bt<<<dim3(padded / BT_COLS, padded / BT_K), 256, BT_SMEM>>>(m->b, m->ldb, padded, w.col_max, plan.beta,
-                                                                         plan.count, w.counts, bound, check_terms,
-                                                                         w.rbt);
+                                                                         plan.count, w.rbt);
+    check_bytes<<<dim3(check_terms / CB_K, padded / CB_LINES, 2), 256>>>(
+        m->a, m->lda, m->b, m->ldb, padded, w.row_max, w.col_max, w.counts, bound, w.ra, w.rbt);
     uint8_t *refused = w.r + CHECK_PLANE * (size_t)padded * padded;
     const struct check_args check = {w.rows,     w.cols,     bound,           ozaki_sub_down(bound, OZAKI_UNIT_ROUNDOFF),
                                      n,          plan.alpha, plan.beta,       check_terms / BK,
@@ -759,11 +861,10 @@ static void launch(const struct step_run *run)
     residue_products<true><<<(padded / BM) * (padded / BN), THREADS, SMEM>>>(state->maps[0], state->maps[1], w.r,
                                                                                padded, plan, check);
     reconstruct<<<dim3((n + 255) / 256, n), 256>>>(w.r, padded, n, w.row_max, w.col_max, plan, m->c, m->ldc);
-    refused_listed<<<padded / 256, 256>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, n, padded, w.list, w.row_special,
-                                          w.col_special, w.counts, bound);
-    refused_fp32<<<dim3(padded / FP32_TILE, padded / FP32_TILE), 256>>>(m->a, m->lda, m->b, m->ldb, m->c, m->ldc, n,
-                                                                         padded, refused, w.tile_refused,
-                                                                         w.row_special, w.col_special, w.counts, bound);
+    const int tiles = (padded / FP32_TILE) * (padded / FP32_TILE);
+    refused_elements<<<tiles < state->refused_blocks ? tiles : state->refused_blocks, 256>>>(
+        m->a, m->lda, m->b, m->ldb, m->c, m->ldc, n, padded, w.list, refused, w.tile_refused, w.row_special,
+        w.col_special, w.counts, bound);
     special_values_launch(m, w.row_special, w.col_special, w.any_special);
 }
 
