@@ -148,6 +148,7 @@ help:
 	@echo "                     the comparison table, rows into results/local/<device>.csv"
 	@echo "make config-sweep    every configuration (tile shape, stages) of each program that has several, n = 1000 ... 8192"
 	@echo "make cutlass         fetch CUTLASS's headers (once), build and run its TF32 and 3xTF32 kernels"
+	@echo "make gemmul8         build GEMMul8 from its source (once, about 15 minutes), and run its SGEMM emulation"
 	@echo "make tile-sweep      the lab's tile size 4..32, tiled against naive kernel, n = 512..8192"
 	@echo "make step-counters   a step's lesson in ncu's counters, where its experiments.json names them"
 	@echo "make versions        build the development versions in the steps' versions/ folders into"
@@ -425,6 +426,9 @@ include measure.mk
 
 # The CUTLASS peer (tensor cores): its headers, its program and its tile sweep.
 include cutlass/cutlass.mk
+
+# The GEMMul8 peer (Ozaki scheme II): its library, built from source, and its program.
+include gemmul8/gemmul8.mk
 
 # The multi-GPU chapter: NCCL, cuBLAS, cuBLASMp.
 include multigpu/multigpu.mk

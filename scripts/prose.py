@@ -87,6 +87,19 @@ class Results:
     def col(self, p, n, column, dist="uniform"):
         return float(self.find(f"{self.slug}.csv", "the ladder", program=p, n=n, dist=dist)[column])
 
+    def gemmul8(self, p, n, dist="uniform", column="kernel_ms"):
+        """The GEMMul8 peer's run (results/<device>-gemmul8.csv: it, step 16 and cuBLAS SGEMM in one
+        call): a program's column at n on dist, the mean of its rounds (a number column), or the
+        first round's (the errors and the verdict, checked in that round alone)."""
+        rows = [r for r in self.csv(f"{self.slug}-gemmul8.csv") if r["program"] == p and r["n"] == str(n)
+                and r["dist"] == dist]
+        if not rows:
+            raise KeyError(f"the GEMMul8 run has no {p} at n = {n} on {dist}")
+        if column in ("kernel_ms", "gflops"):
+            return sum(float(r[column]) for r in rows) / len(rows)
+        first = [r for r in rows if r["round"] == "1"][0]
+        return first[column] if column == "status" else float(first[column])
+
     def ncu(self, log, section, metric):
         key = (log, section)
         if log not in self._ncu:
@@ -161,6 +174,8 @@ class Results:
             "x_cublas": lambda p, n: c(p, n, "gflops") / c("cublas", n, "gflops"),
             "faster": lambda a, b, n: c(b, n, "kernel_ms") / c(a, n, "kernel_ms"),
             "pct_cublas": lambda p, n: 100 * c(p, n, "gflops") / c("cublas", n, "gflops"),
+            "gemmul8": self.gemmul8,
+            "gemmul8_x": lambda p, n, dist="uniform": self.gemmul8("cublas", n, dist) / self.gemmul8(p, n, dist),
             "pct_peak": lambda p, n: 100 * c(p, n, "gflops") / peak(),
             "peak": peak,
             "capped": lambda kb, p, n, column="gflops": float(self.find(
