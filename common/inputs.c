@@ -9,13 +9,23 @@
 
 /* SplitMix64: tiny, fast and identical everywhere, unlike the C library's rand(),
  * whose sequence differs between libraries; results must be reproducible. */
+#define SPLITMIX_GAMMA 0x9e3779b97f4a7c15ull
 uint32_t rand31(uint64_t *state)
 {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    uint64_t z = (*state += SPLITMIX_GAMMA);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     z ^= z >> 31;
     return (uint32_t)(z >> 33);
+}
+
+/* The state rand31 leaves after `draws` more calls: each call adds one constant, so any point
+ * of the sequence is a multiply away. The generators below make their rows in parallel, each
+ * from its own point, with the very values a row-by-row loop gives (the recorded results depend
+ * on them), and leave *state where that loop would. */
+static uint64_t rand31_skip(uint64_t state, uint64_t draws)
+{
+    return state + draws * SPLITMIX_GAMMA;
 }
 
 #define RAND31_RANGE 2147483648.0 /* 2^31: rand31() returns 0 .. 2^31 - 1 */
@@ -25,30 +35,44 @@ void matgen(float *a, size_t lda, int n, uint64_t *state)
     matgen_rect(a, lda, n, n, state);
 }
 
+/* Two draws per element. */
 void matgen_rect(float *a, size_t lda, int rows, int cols, uint64_t *state)
 {
+    const uint64_t start = *state, per_row = 2 * (uint64_t)cols;
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < rows; i++) {
+        uint64_t s = rand31_skip(start, per_row * (uint64_t)i);
         for (int j = 0; j < cols; j++) {
             /* The article wrote rand() / (RAND_MAX * RAND_MAX): that product overflows
              * int (undefined behaviour). The range is squared in double instead. */
-            double coarse = rand31(state) / RAND31_RANGE;
-            double tiny = rand31(state) / (RAND31_RANGE * RAND31_RANGE);
+            double coarse = rand31(&s) / RAND31_RANGE;
+            double tiny = rand31(&s) / (RAND31_RANGE * RAND31_RANGE);
             a[(size_t)i * lda + j] = (float)coarse + (float)tiny;
         }
     }
+    *state = rand31_skip(start, per_row * (uint64_t)rows);
+}
+
+/* One wide value: two draws. */
+static float wide_value(uint64_t *state)
+{
+    const uint32_t bits = rand31(state);
+    const double mantissa = 1.0 + rand31(state) / RAND31_RANGE; /* [1, 2) */
+    const int exponent = (int)(bits % 17) - 8;                  /* -8 .. 8 */
+    const float value = (float)ldexp(mantissa, exponent);
+    return (bits >> 30) & 1 ? -value : value;
 }
 
 void matgen_wide(float *a, size_t lda, int rows, int cols, uint64_t *state)
 {
+    const uint64_t start = *state, per_row = 2 * (uint64_t)cols;
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < rows; i++) {
-        for (int j = 0; j < cols; j++) {
-            const uint32_t bits = rand31(state);
-            const double mantissa = 1.0 + rand31(state) / RAND31_RANGE; /* [1, 2) */
-            const int exponent = (int)(bits % 17) - 8;                  /* -8 .. 8 */
-            const float value = (float)ldexp(mantissa, exponent);
-            a[(size_t)i * lda + j] = (bits >> 30) & 1 ? -value : value;
-        }
+        uint64_t s = rand31_skip(start, per_row * (uint64_t)i);
+        for (int j = 0; j < cols; j++)
+            a[(size_t)i * lda + j] = wide_value(&s);
     }
+    *state = rand31_skip(start, per_row * (uint64_t)rows);
 }
 
 /* U[0, 1) times 2^e, or (1 + U) 2^e, each value rounded once to float (ldexp is exact in
@@ -77,28 +101,36 @@ void matgen_dist(enum input_dist dist, char which, float *a, size_t lda, int row
     }
     for (int j = 0; j < cols; j++)
         col_scale[j] = dist == DIST_ROWSCALE && which == 'B' ? 60 + (int)(rand31(state) % 41) : 0;
+    /* the draws of a row: its scale (rowscale's A), then each element's: two, or three where an
+     * exponent is drawn first (mixed, huge) */
+    const uint64_t start = *state, row_draws = dist == DIST_ROWSCALE && which == 'A';
+    const uint64_t per_row = row_draws + (dist == DIST_MIXED || dist == DIST_HUGE ? 3 : 2) * (uint64_t)cols;
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < rows; i++) {
-        const int row_scale = dist == DIST_ROWSCALE && which == 'A' ? -140 + (int)(rand31(state) % 61) : 0;
+        uint64_t s = rand31_skip(start, per_row * (uint64_t)i), *st = &s;
+        const int row_scale = row_draws ? -140 + (int)(rand31(st) % 61) : 0;
         for (int j = 0; j < cols; j++) {
             float *x = &a[(size_t)i * lda + j];
             switch (dist) {
-            case DIST_SUBNORMAL: *x = scaled_uniform(state, 0.0, which == 'A' ? -130 : 20, 0); break;
-            case DIST_TINY: *x = scaled_uniform(state, 1.0, -126, 0); break;
-            case DIST_ROWSCALE: {
-                float w;
-                matgen_wide(&w, 1, 1, 1, state);
-                *x = (float)ldexp(w, row_scale + col_scale[j]); /* w has 24 bits: exact unless subnormal */
+            case DIST_SUBNORMAL: *x = scaled_uniform(st, 0.0, which == 'A' ? -130 : 20, 0); break;
+            case DIST_TINY: *x = scaled_uniform(st, 1.0, -126, 0); break;
+            case DIST_ROWSCALE:
+                *x = (float)ldexp(wide_value(st), row_scale + col_scale[j]); /* 24 bits: exact unless subnormal */
+                break;
+            case DIST_MIXED: {
+                const int e = (which == 'A' ? -60 : -20) + (int)(rand31(st) % 81); /* drawn before the value */
+                *x = scaled_uniform(st, 1.0, e, 1);
                 break;
             }
-            case DIST_MIXED:
-                *x = scaled_uniform(state, 1.0, (which == 'A' ? -60 : -20) + (int)(rand31(state) % 81), 1);
+            default: { /* DIST_HUGE */
+                const int e = which == 'A' ? 126 + (int)(rand31(st) % 2) : -70 + (int)(rand31(st) % 11);
+                *x = scaled_uniform(st, 1.0, e, 1);
                 break;
-            default: /* DIST_HUGE */
-                *x = scaled_uniform(state, 1.0, which == 'A' ? 126 + (int)(rand31(state) % 2) : -70 + (int)(rand31(state) % 11), 1);
-                break;
+            }
             }
         }
     }
+    *state = rand31_skip(start, per_row * (uint64_t)rows);
     free(col_scale);
 }
 
