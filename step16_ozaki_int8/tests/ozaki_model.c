@@ -1797,8 +1797,8 @@ static void handled_search(int max_n, int slack)
 
 /* --handled-long LIST: the harness's families at long sums (n past the search's), one trial each, 16
  * rows by 16 columns sampled: each element checked, and the fraction (R) and the gate refuse, the
- * cost driver. */
-static void handled_long(const int *sizes, int n_sizes)
+ * cost driver; at `count` moduli (--span-moduli; 0: the default count for n). */
+static void handled_long(const int *sizes, int n_sizes, int count)
 {
     struct handled_stats stats[32][DIST_COUNT];
     memset(stats, 0, sizeof stats);
@@ -1808,7 +1808,7 @@ static void handled_long(const int *sizes, int n_sizes)
         const enum input_dist d = (enum input_dist)(t % DIST_COUNT);
         struct ozaki_plan plan;
         double bound;
-        if (span_plan(n, 0, &plan, &bound) != 0)
+        if (span_plan(n, count, &plan, &bound) != 0)
             continue;
         float *a = checked_calloc((size_t)n * n, sizeof *a), *b = checked_calloc((size_t)n * n, sizeof *b);
         float *row = checked_calloc((size_t)n, sizeof *row), *col = checked_calloc((size_t)n, sizeof *col);
@@ -1827,7 +1827,8 @@ static void handled_long(const int *sizes, int n_sizes)
             }
         free(a), free(b), free(row), free(col), free(scratch);
     }
-    printf("# long sums, 256 sampled elements per family and n: %% past (R), %% refused by the gate, worst error / T\n");
+    printf("# long sums, 256 sampled elements per family and n, %s: %% past (R), %% refused by the gate, worst "
+           "error / T\n", count ? (count == 1 ? "1 modulus" : "the moduli --span-moduli gives") : "the default moduli");
     printf("# %-10s", "family");
     for (int s = 0; s < n_sizes; s++)
         printf("   n = %-17d", sizes[s]);
@@ -2170,7 +2171,7 @@ int main(int argc, char **argv)
         }
         handled_search(span_n, span_slack);
         if (n_long > 0)
-            handled_long(long_sizes, n_long);
+            handled_long(long_sizes, n_long, span_count);
         return done_testing();
     }
     if (n_moduli <= 0 || n_sizes <= 0 || trials < 1) {
