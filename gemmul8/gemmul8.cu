@@ -22,13 +22,19 @@ static const struct step_math maths[] = {
      .lesson = "GEMMul8's SGEMM emulation, fast mode, 7 moduli"},
     {.name = NULL},
 };
+/* The one compute capability the library was compiled for (gemmul8.mk passes GEMMUL8_ARCH). */
+#ifndef GEMMUL8_CC
+#define GEMMUL8_CC 90
+#endif
+
 const struct step_info step_info = {
     .program = "gemmul8",
     .lesson = "GEMMul8: SGEMM emulated by Ozaki scheme II on INT8 tensor cores (the peer of step 16)",
     .chapter = "reference",
-    .min_cc = 90,
-    .needs = "the GEMMul8 library as built here, for sm_90 alone (make gemmul8-lib GEMMUL8_ARCH=NN builds another)",
-    .exact_cc = 90,
+    .min_cc = GEMMUL8_CC,
+    .needs = "the GEMMul8 library as built here, for one compute capability (make gemmul8-lib GEMMUL8_ARCH=NN builds "
+             "another)",
+    .exact_cc = GEMMUL8_CC,
     .maths = maths,
     .scratch_matrices = 4, /* its INT8 copies of A and B per modulus and their products: about 4 n x n floats at 8 */
 };

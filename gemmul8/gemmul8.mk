@@ -27,7 +27,7 @@ GEMMUL8_NVCCFLAGS := $(subst $(ARCH_FLAGS),$(GEMMUL8_ARCH_FLAGS),$(NVCCFLAGS)) -
     -isystem $(GEMMUL8_DIR)/GEMMul8/include
 
 obj/gemmul8.o: gemmul8/gemmul8.cu $(HEADERS) $(GEMMUL8_LIB) | obj
-	$(NVCC) $(GEMMUL8_NVCCFLAGS) -DSTEP_ARCHS='"sm_$(GEMMUL8_ARCH)"' -c $< -o $@
+	$(NVCC) $(GEMMUL8_NVCCFLAGS) -DSTEP_ARCHS='"sm_$(GEMMUL8_ARCH)"' -DGEMMUL8_CC=$(GEMMUL8_ARCH) -c $< -o $@
 gemmul8/gemmul8: obj/gemmul8.o $(HARNESS) $(GEMMUL8_LIB)
 	$(NVCC) $(GEMMUL8_ARCH_FLAGS) -o $@ obj/gemmul8.o $(HARNESS) $(GEMMUL8_LIB) -lcublas -lcublasLt $(LDLIBS)
 
