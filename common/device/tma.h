@@ -169,6 +169,23 @@ __device__ static __forceinline__ void cp_async_bulk_tensor_2d_global_to_shared(
 #endif
 }
 
+/* The same copy, multicast: the box lands at dst in every CTA of the cluster whose bit is set in
+ * cta_mask, and each of them counts its bytes on its own mbarrier at bar's offset. Tiles that
+ * neighbouring CTAs both need are read from L2 once. */
+__device__ static __forceinline__ void cp_async_bulk_tensor_2d_global_to_shared_multicast(void *dst, const CUtensorMap *map,
+                                                                                          int row, int col, uint64_t *bar,
+                                                                                          uint16_t cta_mask)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+                 "l"((uint64_t)map), "r"(col), "r"(row), "r"((unsigned)__cvta_generic_to_shared(bar)), "h"(cta_mask)
+                 : "memory");
+#else
+    __trap();
+#endif
+}
+
 /* Fetch the tensor map (a kernel parameter, in global memory behind it) into the copy
  * engine's cache ahead of the first copy; a hint only. */
 __device__ static __forceinline__ void prefetch_tensormap(const CUtensorMap *map)
