@@ -1,0 +1,252 @@
+/* Step 17, version 1: the scheduling alone, the transpose pass kept. Step 13's kernel multiplies each 128 x 256 tile of C as fast as the
+ * tensor cores allow; what it leaves is between the tiles. Here the same arithmetic is handed
+ * out differently:
+ *   - persistent blocks: one block per SM (a cluster per pair of SMs) for the whole run, each
+ *     walking its share of the tiles; its producer loads the next tile's stages while the
+ *     consumers store the last tile's results, so the tensor cores do not wait for a block to
+ *     end and the next to start;
+ *   - clusters of two blocks along M: both need the same tile of Bt, so each loads half of it
+ *     and the TMA multicasts that half into both blocks' shared memory (B read from L2 once per
+ *     pair); a stage is free again only when the consumers of both blocks are done with it;
+ *   - the tiles walked in bands of GROUP cluster rows, column after column (step 13's order), so
+ *     that the tiles the SMs work on at once share their A and Bt tiles in L2.
+ * The arithmetic is step 13's: both tensor maps typed TFLOAT32 (the TMA rounds to nearest), the
+ * same wgmma in the same order over k, so every element of C is step 13's bit for bit. */
+#include "step.h"
+#include "device/cluster.h"
+#include "device/mbarrier.h"
+#include "device/tma.h"
+#include "device/wgmma.h"
+
+#ifndef CLUSTER
+#define CLUSTER 2    /* blocks per cluster, along M: they share the tile of Bt */
+#endif
+#define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
+#define BN 256       /* columns: wgmma's widest n */
+#define BK 32        /* k per stage: 32 floats, one 128-byte row, the swizzle's span */
+#define STAGES 4
+#define CONSUMERS 2  /* warpgroups that multiply */
+#define THREADS (128 * (CONSUMERS + 1))
+#define TILE 256     /* the padding: BM * CLUSTER and BN divide it */
+#ifndef GROUP
+#define GROUP 8      /* cluster rows per band */
+#endif
+#define A_BYTES (BM * BK * 4)
+#define BT_PART_BYTES (BN / CLUSTER * BK * 4) /* the part of a Bt tile each block of a cluster loads */
+#define STAGE_BYTES (A_BYTES + BN * BK * 4)
+#define SMEM (STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024)
+
+const struct step_info step_info = {
+    .program = "step17_v1",
+    .lesson = "scheduling: persistent blocks, clusters sharing B by TMA multicast",
+    .chapter = "tensor-cores",
+    .min_cc = 90,
+    .needs = "Hopper's TMA multicast, clusters and wgmma, in sm_90a code",
+    .exact_cc = 90,
+    .precision = PRECISION_TF32,
+    .scratch_matrices = 1,
+    .change = "step 13 made persistent (a block per SM walking its tiles), in clusters of two along M that "
+              "share Bt's tile by TMA multicast; step 13's transpose pass kept",
+    .builds_on = "step13",
+};
+
+/* Bt = B^T for the padded n x n matrix: step 13's pre-pass. */
+__global__ static void transpose(const float *b, size_t ldb, float *bt, size_t ldbt)
+{
+    __shared__ float tile[32][33];
+    const int x = blockIdx.x * 32 + threadIdx.x, y0 = blockIdx.y * 32;
+    for (int j = threadIdx.y; j < 32; j += 8)
+        tile[j][threadIdx.x] = b[(size_t)(y0 + j) * ldb + x];
+    __syncthreads();
+    const int tx = blockIdx.y * 32 + threadIdx.x, ty0 = blockIdx.x * 32;
+    for (int j = threadIdx.y; j < 32; j += 8)
+        bt[(size_t)(ty0 + j) * ldbt + tx] = tile[threadIdx.x][j];
+}
+
+/* Tile t of a grid of cluster_rows x cols cluster tiles (a cluster tile: CLUSTER block tiles, one
+ * above the other), in bands of GROUP cluster rows walked column after column. */
+__device__ static __forceinline__ void cluster_tile(int t, int cluster_rows, int cols, int *row, int *col)
+{
+    const int band = t / (GROUP * cols), first = band * GROUP;
+    const int rows = min(GROUP, cluster_rows - first), in_band = t % (GROUP * cols);
+    *row = first + in_band % rows;
+    *col = in_band / rows;
+}
+
+/* A consumer warpgroup is done with the stage of k tile `it`: it tells every block of the
+ * cluster (each block's producer may overwrite this stage in all of them by multicast). */
+__device__ static __forceinline__ void release_stage(uint64_t *empty, int it)
+{
+    if (threadIdx.x % 128 != 0)
+        return;
+    mbarrier_arrive(&empty[it % STAGES]); /* this block's own, the plain arrive */
+    for (int cta = 0; cta < CLUSTER; cta++)
+        if (cta != (int)cluster_ctarank())
+            mbarrier_arrive_cluster(&empty[it % STAGES], cta);
+}
+
+/* The persistent kernel: block rank r of cluster q computes, for each cluster tile q, q + Q, ...
+ * (Q clusters), the block tile r of it. Warpgroup 0 produces, 1 and 2 consume, as in step 13;
+ * the stages' ring and its barriers' phases run on across tiles (it counts k tiles from the
+ * start). full[s]: the stage's bytes have landed (A's from this block's copy, Bt's halves from
+ * both blocks'); empty[s]: all CONSUMERS * CLUSTER consumer warpgroups of the cluster are done. */
+__global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
+    matmult_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap bt_map, float *c,
+                   size_t ldc, int padded)
+{
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint64_t *full = (uint64_t *)(smem + STAGES * STAGE_BYTES);
+    uint64_t *empty = full + STAGES;
+    const int warpgroup = threadIdx.x / 128, kt_count = padded / BK;
+    const int rank = (int)cluster_ctarank(), cluster = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+    const int cluster_rows = padded / (BM * CLUSTER), cols = padded / BN, tiles = cluster_rows * cols;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbarrier_init(&full[s], 1);
+            mbarrier_init(&empty[s], CONSUMERS * CLUSTER);
+        }
+        fence_mbarrier_init();
+    }
+    cluster_sync(); /* every barrier of the cluster initialised before any copy or arrive reaches it */
+
+    if (warpgroup == 0) {
+        setmaxnreg_dec<40>();
+        /* One warp produces, its lane 0 issuing the copies: the whole warp walks the loop, so that
+         * it reaches the cluster barrier at the end together (an .aligned barrier wants that). */
+        if (threadIdx.x < 32) {
+            const bool issuer = threadIdx.x == 0;
+            if (issuer) {
+                prefetch_tensormap(&a_map);
+                prefetch_tensormap(&bt_map);
+            }
+            int it = 0;
+            for (int t = cluster; t < tiles; t += clusters) {
+                int row, col;
+                cluster_tile(t, cluster_rows, cols, &row, &col);
+                const int m0 = (row * CLUSTER + rank) * BM, n0 = col * BN;
+                for (int kt = 0; kt < kt_count; kt++, it++) {
+                    const int s = it % STAGES;
+                    mbarrier_wait_parity(&empty[s], ((it / STAGES) & 1) ^ 1);
+                    if (!issuer)
+                        continue;
+                    unsigned char *stage = smem + s * STAGE_BYTES;
+                    /* all of the stage's bytes land here: A's, and both halves of Bt's */
+                    mbarrier_arrive_expect_tx(&full[s], STAGE_BYTES);
+                    cp_async_bulk_tensor_2d_global_to_shared(stage, &a_map, m0, kt * BK, &full[s]);
+                    if (CLUSTER == 1)
+                        cp_async_bulk_tensor_2d_global_to_shared(stage + A_BYTES, &bt_map, n0, kt * BK, &full[s]);
+                    else
+                        cp_async_bulk_tensor_2d_global_to_shared_multicast(
+                            stage + A_BYTES + rank * BT_PART_BYTES, &bt_map, n0 + rank * (BN / CLUSTER), kt * BK,
+                            &full[s], (uint16_t)((1u << CLUSTER) - 1));
+                }
+            }
+            __syncwarp();
+        }
+    } else {
+        setmaxnreg_inc<232>();
+        const int consumer = warpgroup - 1, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+        float acc[BN / 2];
+        int it = 0;
+        for (int t = cluster; t < tiles; t += clusters) {
+            int row, col;
+            cluster_tile(t, cluster_rows, cols, &row, &col);
+            const int m0 = (row * CLUSTER + rank) * BM, n0 = col * BN;
+            for (int kt = 0; kt < kt_count; kt++, it++) {
+                const int s = it % STAGES;
+                mbarrier_wait_parity(&full[s], (it / STAGES) & 1);
+                const unsigned char *stage = smem + s * STAGE_BYTES;
+                const uint64_t desc_a = wgmma_desc_k_sw128(stage + consumer * 64 * BK * 4);
+                const uint64_t desc_b = wgmma_desc_k_sw128(stage + A_BYTES);
+                wgmma_fence();
+                for (int k8 = 0; k8 < BK / 8; k8++)
+                    wgmma_m64n256k8_tf32(acc, desc_a + 2 * k8, desc_b + 2 * k8, kt > 0 || k8 > 0);
+                wgmma_commit_group();
+                wgmma_wait_group<1>();
+                if (kt > 0)
+                    release_stage(empty, it - 1);
+            }
+            wgmma_wait_group<0>();
+            release_stage(empty, it - 1); /* the tile's last stage: the producer is already on the next tile */
+            for (int i = 0; i < BN / 2; i++)
+                wgmma_fence_operand(&acc[i]);
+            /* step 13's epilogue, while the producer fills the stages for the next tile */
+            float *out = c + (size_t)(m0 + consumer * 64 + warp * 16 + lane / 4) * ldc + n0 + 2 * (lane % 4);
+            for (int i = 0; i < BN / 2; i += 4) {
+                *(float2 *)(out + 8 * (i / 4)) = make_float2(acc[i], acc[i + 1]);
+                *(float2 *)(out + 8 * ldc + 8 * (i / 4)) = make_float2(acc[i + 2], acc[i + 3]);
+            }
+        }
+    }
+    cluster_sync(); /* no block leaves while another may still arrive on its barriers */
+}
+
+/* The workspace: Bt, the padded B transposed. */
+static size_t workspace_bytes(int padded, const struct step_config *config)
+{
+    (void)config;
+    return sizeof(float) * padded * (size_t)padded;
+}
+
+/* What setup builds for the launches: the tensor maps, and how many clusters run at once. */
+struct step_state {
+    CUtensorMap a_map, bt_map;
+    int clusters;
+};
+
+static void setup(struct step_run *run)
+{
+    static_assert(BM == 64 * CONSUMERS, "one 64-row wgmma per consumer warpgroup");
+    static_assert(TILE % (BM * CLUSTER) == 0 && TILE % BN == 0, "the padding: every cluster tile is whole");
+    static_assert(BK * 4 == 128, "a tile row is 128 bytes, the swizzle's span");
+    static_assert(A_BYTES % 1024 == 0 && BT_PART_BYTES % 1024 == 0 && STAGE_BYTES % 1024 == 0,
+                  "every tile and part starts 1024 bytes aligned, as the 128-byte swizzle needs");
+    static_assert(SMEM <= 227 * 1024, "fits sm_90's 227 KB of shared memory per block");
+    struct step_state *state = (struct step_state *)run->state;
+    const struct dev_mats *m = &run->mats;
+    const float *bt = (const float *)run->workspace;
+    const int padded = m->padded;
+    char why[512];
+    if (tma_encode_2d_tf32(&state->a_map, m->a, padded, padded, m->lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B, why,
+                           sizeof why) != cudaSuccess ||
+        tma_encode_2d_tf32(&state->bt_map, bt, padded, padded, padded, BN / CLUSTER, BK, CU_TENSOR_MAP_SWIZZLE_128B,
+                           why, sizeof why) != cudaSuccess) {
+        fprintf(stderr, "%s: %s\n", step_info.program, why);
+        exit(EXIT_CUDA_ERROR);
+    }
+    CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
+    /* As many clusters as fit on the GPU at once, one block per SM: the grid for every n. */
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(CLUSTER, 1, 1);
+    config.blockDim = dim3(THREADS, 1, 1);
+    config.dynamicSmemBytes = SMEM;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&state->clusters, matmult_kernel, &config));
+    if (state->clusters < 1) {
+        fprintf(stderr, "%s: not one cluster of %d blocks fits on this GPU\n", step_info.program, CLUSTER);
+        exit(EXIT_CUDA_ERROR);
+    }
+}
+
+/* The transpose first (it is part of the step's time), then the persistent kernel: no more
+ * clusters than tiles. */
+static void launch(const struct step_run *run)
+{
+    const struct step_state *state = (const struct step_state *)run->state;
+    const struct dev_mats *m = &run->mats;
+    const int padded = m->padded, tiles = (padded / (BM * CLUSTER)) * (padded / BN);
+    transpose<<<dim3(padded / 32, padded / 32), dim3(32, 8)>>>(m->b, m->ldb, (float *)run->workspace, padded);
+    const int clusters = state->clusters < tiles ? state->clusters : tiles;
+    matmult_kernel<<<clusters * CLUSTER, THREADS, SMEM>>>(state->a_map, state->bt_map, m->c, m->ldc, padded);
+}
+
+static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .state_bytes = sizeof(struct step_state),
+                                    .setup = setup, .launch = launch};
+
+/* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
+void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int kernel_reps,
+                 struct gpu_run *run)
+{
+    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
+}
