@@ -237,6 +237,24 @@ __device__ static __forceinline__ void wgmma_m64n128k8_tf32_rs(float d[64], cons
 #endif
 }
 
+__device__ static __forceinline__ void wgmma_m64n256k8_tf32_rs(float d[128], const uint32_t a[4], uint64_t desc_b,
+                                                               int scale_d)
+{
+#if WGMMA_AVAILABLE
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %133, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" WGMMA_REGS_0_31 ", " WGMMA_REGS_32_63
+                 ", " WGMMA_REGS_64_127 "}, {%128, %129, %130, %131}, %132, p, 1, 1;\n"
+                 "}\n"
+                 : WGMMA_D32(0), WGMMA_D32(32), WGMMA_D32(64), WGMMA_D32(96)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d)
+                 : "memory");
+#else
+    __trap();
+#endif
+}
+
 /* The integer form: d = a b + (scale_d ? d : 0) for a 64 x 32 tile of A and a 32 x N tile of
  * B, signed bytes (.s8) from shared memory through their descriptors, into signed 32-bit sums
  * in the accumulators' usual layout (above). k is 32: a byte is a quarter of a TF32 word, so

@@ -1,15 +1,16 @@
-/* Step 17, version 1: the scheduling alone, the transpose pass kept. Step 13's kernel multiplies each 128 x 256 tile of C as fast as the
- * tensor cores allow; what it leaves is between the tiles. Here the same arithmetic is handed
- * out differently:
+/* Step 17, version 2: version 1 in clusters of two along M that share Bt's tile by TMA multicast.
+ *
+ * Step 17: scheduling. Step 13's kernel multiplies each tile of C about
+ * as fast as cuBLAS TF32's kernel does; what it loses is around it: a pre-pass that writes B
+ * transposed (TF32 wgmma reads B only K-major, from shared memory), and the gap between one
+ * block's end and the next one's start. Here the same products are handed out differently:
  *   - persistent blocks: one block per SM (a cluster per pair of SMs) for the whole run, each
  *     walking its share of the tiles; its producer loads the next tile's stages while the
- *     consumers store the last tile's results, so the tensor cores do not wait for a block to
- *     end and the next to start;
- *   - clusters of two blocks along M: both need the same tile of Bt, so each loads half of it
- *     and the TMA multicasts that half into both blocks' shared memory (B read from L2 once per
- *     pair); a stage is free again only when the consumers of both blocks are done with it;
- *   - the tiles walked in bands of GROUP cluster rows, column after column (step 13's order), so
- *     that the tiles the SMs work on at once share their A and Bt tiles in L2.
+ *     consumers store the last tile's results;
+ *   - clusters of two blocks along M: both need the same tile of Bt, so each loads
+ *     half of it and the TMA multicasts that half into both blocks' shared memory; a stage is
+ *     free again only when the consumers of both blocks are done with it;
+ *   - the pre-pass kept: step 13's transpose writes Bt, the K-major B that wgmma reads.
  * The arithmetic is step 13's: both tensor maps typed TFLOAT32 (the TMA rounds to nearest), the
  * same wgmma in the same order over k, so every element of C is step 13's bit for bit. */
 #include "step.h"
@@ -29,25 +30,24 @@
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 256     /* the padding: BM * CLUSTER and BN divide it */
 #ifndef GROUP
-#define GROUP 8      /* cluster rows per band */
+#define GROUP 8      /* tile rows per band */
 #endif
 #define A_BYTES (BM * BK * 4)
-#define BT_PART_BYTES (BN / CLUSTER * BK * 4) /* the part of a Bt tile each block of a cluster loads */
+#define BT_PART_BYTES (BN / CLUSTER * BK * 4) /* the rows of Bt's tile one block of the cluster loads */
 #define STAGE_BYTES (A_BYTES + BN * BK * 4)
 #define SMEM (STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024)
 
 const struct step_info step_info = {
-    .program = "step17_v1",
-    .lesson = "scheduling: persistent blocks, clusters sharing B by TMA multicast",
+    .program = "step17_v2",
+    .lesson = "step 17, version 2: persistent blocks, clusters sharing Bt by TMA multicast",
     .chapter = "tensor-cores",
     .min_cc = 90,
     .needs = "Hopper's TMA multicast, clusters and wgmma, in sm_90a code",
     .exact_cc = 90,
     .precision = PRECISION_TF32,
     .scratch_matrices = 1,
-    .change = "step 13 made persistent (a block per SM walking its tiles), in clusters of two along M that "
-              "share Bt's tile by TMA multicast; step 13's transpose pass kept",
-    .builds_on = "step13",
+    .change = "clusters of two blocks along M that share Bt's tile by TMA multicast, each loading half of it; a "
+              "stage free again only when the consumers of both blocks are done with it",
 };
 
 /* Bt = B^T for the padded n x n matrix: step 13's pre-pass. */
@@ -63,14 +63,14 @@ __global__ static void transpose(const float *b, size_t ldb, float *bt, size_t l
         bt[(size_t)(ty0 + j) * ldbt + tx] = tile[threadIdx.x][j];
 }
 
-/* Tile t of a grid of cluster_rows x cols cluster tiles (a cluster tile: CLUSTER block tiles, one
+/* Tile t of a grid of rows x cols cluster tiles (a cluster tile: CLUSTER block tiles, one
  * above the other), in bands of GROUP cluster rows walked column after column. */
-__device__ static __forceinline__ void cluster_tile(int t, int cluster_rows, int cols, int *row, int *col)
+__device__ static __forceinline__ void cluster_tile(int t, int rows, int cols, int *row, int *col)
 {
     const int band = t / (GROUP * cols), first = band * GROUP;
-    const int rows = min(GROUP, cluster_rows - first), in_band = t % (GROUP * cols);
-    *row = first + in_band % rows;
-    *col = in_band / rows;
+    const int band_rows = min(GROUP, rows - first), in_band = t % (GROUP * cols);
+    *row = first + in_band % band_rows;
+    *col = in_band / band_rows;
 }
 
 /* A consumer warpgroup is done with the stage of k tile `it`: it tells every block of the
@@ -85,11 +85,35 @@ __device__ static __forceinline__ void release_stage(uint64_t *empty, int it)
             mbarrier_arrive_cluster(&empty[it % STAGES], cta);
 }
 
+/* One stage of k tile `it` for a consumer warpgroup, as in step 13: its four k-steps issued as
+ * one group, then the one before it awaited, so that the previous stage goes back to the
+ * producers while this one runs on the tensor cores. `first`: the tile's first stage
+ * (nothing of this tile before it, acc starts at zero). */
+__device__ static __forceinline__ void consume_stage(const unsigned char *smem, uint64_t *full, uint64_t *empty,
+                                                     int it, int consumer, bool first,
+                                                     float acc[128])
+{
+    const int s = it % STAGES;
+    mbarrier_wait_parity(&full[s], (it / STAGES) & 1);
+    const unsigned char *stage = smem + s * STAGE_BYTES;
+    const uint64_t desc_a = wgmma_desc_k_sw128(stage + consumer * 64 * BK * 4); /* this consumer's 64 rows */
+    const uint64_t desc_b = wgmma_desc_k_sw128(stage + A_BYTES);
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < BK / 8; k++)
+        wgmma_m64n256k8_tf32(acc, desc_a + 2 * k, desc_b + 2 * k, !first || k > 0);
+    wgmma_commit_group();
+    wgmma_wait_group<1>();
+    if (!first)
+        release_stage(empty, it - 1);
+}
+
 /* The persistent kernel: block rank r of cluster q computes, for each cluster tile q, q + Q, ...
  * (Q clusters), the block tile r of it. Warpgroup 0 produces, 1 and 2 consume, as in step 13;
  * the stages' ring and its barriers' phases run on across tiles (it counts k tiles from the
- * start). full[s]: the stage's bytes have landed (A's from this block's copy, Bt's halves from
- * both blocks'); empty[s]: all CONSUMERS * CLUSTER consumer warpgroups of the cluster are done. */
+ * start). full[s]: the stage's bytes have landed (A's tile from this block's copy, Bt's halves from
+ * both blocks'); empty[s]: all CONSUMERS * CLUSTER consumer warpgroups of the cluster are
+ * done with it. */
 __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     matmult_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap bt_map, float *c,
                    size_t ldc, int padded)
@@ -100,7 +124,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     uint64_t *empty = full + STAGES;
     const int warpgroup = threadIdx.x / 128, kt_count = padded / BK;
     const int rank = (int)cluster_ctarank(), cluster = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
-    const int cluster_rows = padded / (BM * CLUSTER), cols = padded / BN, tiles = cluster_rows * cols;
+    const int rows = padded / (BM * CLUSTER), cols = padded / BN, tiles = rows * cols;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
@@ -124,7 +148,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             int it = 0;
             for (int t = cluster; t < tiles; t += clusters) {
                 int row, col;
-                cluster_tile(t, cluster_rows, cols, &row, &col);
+                cluster_tile(t, rows, cols, &row, &col);
                 const int m0 = (row * CLUSTER + rank) * BM, n0 = col * BN;
                 for (int kt = 0; kt < kt_count; kt++, it++) {
                     const int s = it % STAGES;
@@ -132,9 +156,10 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                     if (!issuer)
                         continue;
                     unsigned char *stage = smem + s * STAGE_BYTES;
-                    /* all of the stage's bytes land here: A's, and both halves of Bt's */
+                    /* all of the stage's bytes land here: this block's A, Bt's tile (both halves) */
                     mbarrier_arrive_expect_tx(&full[s], STAGE_BYTES);
                     cp_async_bulk_tensor_2d_global_to_shared(stage, &a_map, m0, kt * BK, &full[s]);
+                    /* this block's half of Bt's tile, multicast to the whole cluster */
                     if (CLUSTER == 1)
                         cp_async_bulk_tensor_2d_global_to_shared(stage + A_BYTES, &bt_map, n0, kt * BK, &full[s]);
                     else
@@ -148,33 +173,24 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     } else {
         setmaxnreg_inc<232>();
         const int consumer = warpgroup - 1, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
-        float acc[BN / 2];
+        float acc[128];
         int it = 0;
         for (int t = cluster; t < tiles; t += clusters) {
             int row, col;
-            cluster_tile(t, cluster_rows, cols, &row, &col);
+            cluster_tile(t, rows, cols, &row, &col);
             const int m0 = (row * CLUSTER + rank) * BM, n0 = col * BN;
-            for (int kt = 0; kt < kt_count; kt++, it++) {
-                const int s = it % STAGES;
-                mbarrier_wait_parity(&full[s], (it / STAGES) & 1);
-                const unsigned char *stage = smem + s * STAGE_BYTES;
-                const uint64_t desc_a = wgmma_desc_k_sw128(stage + consumer * 64 * BK * 4);
-                const uint64_t desc_b = wgmma_desc_k_sw128(stage + A_BYTES);
-                wgmma_fence();
-                for (int k8 = 0; k8 < BK / 8; k8++)
-                    wgmma_m64n256k8_tf32(acc, desc_a + 2 * k8, desc_b + 2 * k8, kt > 0 || k8 > 0);
-                wgmma_commit_group();
-                wgmma_wait_group<1>();
-                if (kt > 0)
-                    release_stage(empty, it - 1);
-            }
+            for (int kt = 0; kt < kt_count; kt++, it++)
+                consume_stage(smem, full, empty, it, consumer, kt == 0, acc);
             wgmma_wait_group<0>();
             release_stage(empty, it - 1); /* the tile's last stage: the producer is already on the next tile */
-            for (int i = 0; i < BN / 2; i++)
+#pragma unroll
+            for (int i = 0; i < 128; i++)
                 wgmma_fence_operand(&acc[i]);
-            /* step 13's epilogue, while the producer fills the stages for the next tile */
+            /* step 13's epilogue, while the producer fills the stages for the next tile: acc holds
+             * C's rows 64 consumer + 16 warp + lane / 4 (+ 8), columns 8 (i / 4) + 2 (lane % 4) (+ 1) */
             float *out = c + (size_t)(m0 + consumer * 64 + warp * 16 + lane / 4) * ldc + n0 + 2 * (lane % 4);
-            for (int i = 0; i < BN / 2; i += 4) {
+#pragma unroll
+            for (int i = 0; i < 128; i += 4) {
                 *(float2 *)(out + 8 * (i / 4)) = make_float2(acc[i], acc[i + 1]);
                 *(float2 *)(out + 8 * ldc + 8 * (i / 4)) = make_float2(acc[i + 2], acc[i + 3]);
             }
@@ -198,7 +214,7 @@ struct step_state {
 
 static void setup(struct step_run *run)
 {
-    static_assert(BM == 64 * CONSUMERS, "one 64-row wgmma per consumer warpgroup");
+    static_assert(BM == 64 * CONSUMERS && BN == 256, "a consumer: 64 rows of C, one 64 x 256 wgmma per k-step");
     static_assert(TILE % (BM * CLUSTER) == 0 && TILE % BN == 0, "the padding: every cluster tile is whole");
     static_assert(BK * 4 == 128, "a tile row is 128 bytes, the swizzle's span");
     static_assert(A_BYTES % 1024 == 0 && BT_PART_BYTES % 1024 == 0 && STAGE_BYTES % 1024 == 0,

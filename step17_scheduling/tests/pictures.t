@@ -1,0 +1,6 @@
+#!/usr/bin/env perl
+# The step's pictures (tc_schedule): pictures_test.py beside this file, run by the Python that draws.
+use strict;
+use warnings;
+require './tests/lib.pl';
+exec(plot_python(), $0 =~ s/\.t$/_test.py/r) or die "cannot run Python: $!\n";
