@@ -15,6 +15,7 @@
  *     back as C.
  * Both tensor maps typed TFLOAT32 (the TMA rounds to nearest), as in step 13. */
 #include "step.h"
+#include "device/block_order.h"
 #include "device/cluster.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
@@ -53,16 +54,6 @@ const struct step_info step_info = {
               "product), and the cluster side by side along N, sharing A's tile",
     .builds_on = "step13",
 };
-
-/* Tile t of a grid of rows x cluster_cols cluster tiles (a cluster tile: CLUSTER block tiles side
- * by side), in bands of GROUP rows walked column after column. */
-__device__ static __forceinline__ void cluster_tile(int t, int rows, int cluster_cols, int *row, int *col)
-{
-    const int band = t / (GROUP * cluster_cols), first = band * GROUP;
-    const int band_rows = min(GROUP, rows - first), in_band = t % (GROUP * cluster_cols);
-    *row = first + in_band % band_rows;
-    *col = in_band / band_rows;
-}
 
 /* A consumer warpgroup is done with the stage of k tile `it`: it tells every block of the
  * cluster (each block's producer may overwrite this stage in all of them by multicast). */
@@ -172,7 +163,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             int it = 0;
             for (int t = cluster; t < tiles; t += clusters) {
                 int row, col;
-                cluster_tile(t, rows, cluster_cols, &row, &col);
+                banded_tile(t, GROUP, rows, cluster_cols, &row, &col);
                 const int m0 = row * BM, n0 = (col * CLUSTER + rank) * BN;
                 for (int kt = 0; kt < kt_count; kt++, it++) {
                     const int s = it % STAGES;
@@ -206,7 +197,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         int it = 0;
         for (int t = cluster; t < tiles; t += clusters) {
             int row, col;
-            cluster_tile(t, rows, cluster_cols, &row, &col);
+            banded_tile(t, GROUP, rows, cluster_cols, &row, &col);
             const int m0 = row * BM, n0 = (col * CLUSTER + rank) * BN;
             for (int kt = 0; kt < kt_count; kt++, it++)
                 consume_stage(smem, full, empty, it, offset, kt == 0, f, acc);

@@ -6,13 +6,20 @@
 #ifndef BLOCK_ORDER_H
 #define BLOCK_ORDER_H
 
+/* Tile t of an m_tiles x n_tiles grid in that order: bands of group_m tile rows, column after
+ * column. A persistent kernel's blocks (step 17) walk t = their index, + the number of blocks, ... */
+__device__ static inline void banded_tile(int t, int group_m, int m_tiles, int n_tiles, int *m_tile, int *n_tile)
+{
+    const int band = t / (group_m * n_tiles), first = band * group_m;
+    const int rows = min(group_m, m_tiles - first), in_band = t % (group_m * n_tiles);
+    *m_tile = first + in_band % rows;
+    *n_tile = in_band / rows;
+}
+
 /* The tile (m_tile, n_tile) of an m_tiles x n_tiles grid that block blockIdx.x computes. */
 __device__ static inline void block_tile(int group_m, int m_tiles, int n_tiles, int *m_tile, int *n_tile)
 {
-    const int band = blockIdx.x / (group_m * n_tiles), first = band * group_m;
-    const int rows = min(group_m, m_tiles - first), in_band = blockIdx.x % (group_m * n_tiles);
-    *m_tile = first + in_band % rows;
-    *n_tile = in_band / rows;
+    banded_tile(blockIdx.x, group_m, m_tiles, n_tiles, m_tile, n_tile);
 }
 
 #endif

@@ -11,6 +11,7 @@
  * The arithmetic is step 13's: both tensor maps typed TFLOAT32 (the TMA rounds to nearest), the
  * same wgmma in the same order over k, so every element of C is step 13's bit for bit. */
 #include "step.h"
+#include "device/block_order.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
 #include "device/wgmma.h"
@@ -55,16 +56,6 @@ __global__ static void transpose(const float *b, size_t ldb, float *bt, size_t l
         bt[(size_t)(ty0 + j) * ldbt + tx] = tile[threadIdx.x][j];
 }
 
-/* Tile t of a grid of rows x cols block tiles, in bands of GROUP block rows walked column after
- * column (step 13's order), so that the tiles the SMs work on at once share A and Bt in L2. */
-__device__ static __forceinline__ void block_tile(int t, int rows, int cols, int *row, int *col)
-{
-    const int band = t / (GROUP * cols), first = band * GROUP;
-    const int band_rows = min(GROUP, rows - first), in_band = t % (GROUP * cols);
-    *row = first + in_band % band_rows;
-    *col = in_band / band_rows;
-}
-
 /* A consumer warpgroup is done with the stage of k tile `it`: one thread of it tells the producer. */
 __device__ static __forceinline__ void release_stage(uint64_t *empty, int it)
 {
@@ -97,7 +88,7 @@ __device__ static __forceinline__ void consume_stage(const unsigned char *smem, 
 }
 
 /* The persistent kernel: block b computes the block tiles b, b + B, ... (B blocks), in the order
- * of block_tile. Warpgroup 0 produces, 1 and 2 consume, as in step 13;
+ * of banded_tile (common/device/block_order.h). Warpgroup 0 produces, 1 and 2 consume, as in step 13;
  * the stages' ring and its barriers' phases run on across tiles (it counts k tiles from the
  * start). full[s]: the stage's bytes have landed (A's tile and Bt's, from this block's copies);
  * empty[s]: both consumer warpgroups are done with it. */
@@ -134,7 +125,7 @@ __global__ static void __launch_bounds__(THREADS, 1)
             int it = 0;
             for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
                 int row, col;
-                block_tile(t, rows, cols, &row, &col);
+                banded_tile(t, GROUP, rows, cols, &row, &col);
                 const int m0 = row * BM, n0 = col * BN;
                 for (int kt = 0; kt < kt_count; kt++, it++) {
                     const int s = it % STAGES;
@@ -156,7 +147,7 @@ __global__ static void __launch_bounds__(THREADS, 1)
         int it = 0;
         for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
             int row, col;
-            block_tile(t, rows, cols, &row, &col);
+            banded_tile(t, GROUP, rows, cols, &row, &col);
             const int m0 = row * BM, n0 = col * BN;
             for (int kt = 0; kt < kt_count; kt++, it++)
                 consume_stage(smem, full, empty, it, consumer, kt == 0, acc);

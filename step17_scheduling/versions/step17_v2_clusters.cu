@@ -14,6 +14,7 @@
  * The arithmetic is step 13's: both tensor maps typed TFLOAT32 (the TMA rounds to nearest), the
  * same wgmma in the same order over k, so every element of C is step 13's bit for bit. */
 #include "step.h"
+#include "device/block_order.h"
 #include "device/cluster.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
@@ -61,16 +62,6 @@ __global__ static void transpose(const float *b, size_t ldb, float *bt, size_t l
     const int tx = blockIdx.y * 32 + threadIdx.x, ty0 = blockIdx.x * 32;
     for (int j = threadIdx.y; j < 32; j += 8)
         bt[(size_t)(ty0 + j) * ldbt + tx] = tile[threadIdx.x][j];
-}
-
-/* Tile t of a grid of rows x cols cluster tiles (a cluster tile: CLUSTER block tiles, one
- * above the other), in bands of GROUP cluster rows walked column after column. */
-__device__ static __forceinline__ void cluster_tile(int t, int rows, int cols, int *row, int *col)
-{
-    const int band = t / (GROUP * cols), first = band * GROUP;
-    const int band_rows = min(GROUP, rows - first), in_band = t % (GROUP * cols);
-    *row = first + in_band % band_rows;
-    *col = in_band / band_rows;
 }
 
 /* A consumer warpgroup is done with the stage of k tile `it`: it tells every block of the
@@ -148,7 +139,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             int it = 0;
             for (int t = cluster; t < tiles; t += clusters) {
                 int row, col;
-                cluster_tile(t, rows, cols, &row, &col);
+                banded_tile(t, GROUP, rows, cols, &row, &col);
                 const int m0 = (row * CLUSTER + rank) * BM, n0 = col * BN;
                 for (int kt = 0; kt < kt_count; kt++, it++) {
                     const int s = it % STAGES;
@@ -177,7 +168,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         int it = 0;
         for (int t = cluster; t < tiles; t += clusters) {
             int row, col;
-            cluster_tile(t, rows, cols, &row, &col);
+            banded_tile(t, GROUP, rows, cols, &row, &col);
             const int m0 = (row * CLUSTER + rank) * BM, n0 = col * BN;
             for (int kt = 0; kt < kt_count; kt++, it++)
                 consume_stage(smem, full, empty, it, consumer, kt == 0, acc);

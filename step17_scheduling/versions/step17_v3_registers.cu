@@ -17,6 +17,7 @@
  *     back as C.
  * Both tensor maps typed TFLOAT32 (the TMA rounds to nearest), as in step 13. */
 #include "step.h"
+#include "device/block_order.h"
 #include "device/cluster.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
@@ -53,16 +54,6 @@ const struct step_info step_info = {
     .change = "no transpose pass: C^T = B^T A^T, B^T's fragments loaded into registers by the consumers from B's "
               "tiles as the TMA stored them (two 64 x 128 register-source wgmmas per k-step)",
 };
-
-/* Tile t of a grid of rows x cols cluster tiles (a cluster tile: CLUSTER block tiles, one
- * above the other), in bands of GROUP cluster rows walked column after column. */
-__device__ static __forceinline__ void cluster_tile(int t, int rows, int cols, int *row, int *col)
-{
-    const int band = t / (GROUP * cols), first = band * GROUP;
-    const int band_rows = min(GROUP, rows - first), in_band = t % (GROUP * cols);
-    *row = first + in_band % band_rows;
-    *col = in_band / band_rows;
-}
 
 /* A consumer warpgroup is done with the stage of k tile `it`: it tells every block of the
  * cluster (each block's producer may overwrite this stage in all of them by multicast). */
@@ -177,7 +168,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             int it = 0;
             for (int t = cluster; t < tiles; t += clusters) {
                 int row, col;
-                cluster_tile(t, rows, cols, &row, &col);
+                banded_tile(t, GROUP, rows, cols, &row, &col);
                 const int m0 = (row * CLUSTER + rank) * BM, n0 = col * BN;
                 for (int kt = 0; kt < kt_count; kt++, it++) {
                     const int s = it % STAGES;
@@ -211,7 +202,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         int it = 0;
         for (int t = cluster; t < tiles; t += clusters) {
             int row, col;
-            cluster_tile(t, rows, cols, &row, &col);
+            banded_tile(t, GROUP, rows, cols, &row, &col);
             const int m0 = (row * CLUSTER + rank) * BM, n0 = col * BN;
             for (int kt = 0; kt < kt_count; kt++, it++)
                 consume_stage(smem, full, empty, it, offset, kt == 0, f, acc);
