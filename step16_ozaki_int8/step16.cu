@@ -1,4 +1,4 @@
-/* Step 16: FP32 products from integer tensor cores, Ozaki scheme II (ozaki.h, beside it, has the
+/* Step 16: FP32 products from integer tensor cores, Ozaki scheme II (common/ozaki.h has the
  * arithmetic and says why each part is exact).
  *
  * Passes, all part of the step's time:

@@ -2,7 +2,7 @@
 # Adding a step (common/README.md, "Adding a step"), done as a student would, in a scratch copy of
 # the repository: a copy of step 16 becomes step99_copy, its program renamed in its own .cu (and
 # in its README's links), nothing edited anywhere else. The step brings all of its own along: its
-# header and its other program (ozaki.h, int8_gemm.cu), its build variants and sweeps
+# other program (int8_gemm.cu), its build variants and sweeps
 # (experiments.json), the functions that table, chart and quote its results (report.py), its
 # pictures, its own tests and CPU model (tests/) and its exempt numbers; and a development version
 # (versions/). The build, the runner, the tables, the charts and make test then find all of it by

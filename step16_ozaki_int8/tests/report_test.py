@@ -28,7 +28,7 @@ spec.loader.exec_module(report)
 declared = json.load(open(os.path.join(FOLDER_PATH, "experiments.json")))
 variants = declared["variants"]
 source = open(os.path.join(FOLDER_PATH, STEP + ".cu")).read()
-most = int(re.search(r"#define OZAKI_MAX_MODULI (\d+)", open(os.path.join(FOLDER_PATH, "ozaki.h")).read()).group(1))
+most = int(re.search(r"#define OZAKI_MAX_MODULI (\d+)", open(os.path.join(ROOT, "common", "ozaki.h")).read()).group(1))
 ok(f"#ifdef {variants['parameter']}" in source and all(2 <= v <= most for v in variants["values"]),
    f"the variants are -D{variants['parameter']}=N, which {STEP}.cu reads, N within 2 ... {most} (ozaki.h)")
 counts = [str(v) for v in variants["values"][:2]]
