@@ -10,14 +10,47 @@ void nccl_check(ncclResult_t r, const char *what, const char *file, int line)
     exit(EXIT_CUDA_ERROR);
 }
 
-void local_gemm(struct cluster *cl, int g, long m, long n, long k, const float *a, long lda, const float *b,
-                long ldb, float beta, float *c, long ldc)
+/* Row-major C = A B is column-major C^T = B^T A^T: B first, the sizes swapped. A row-major A is
+ * A^T column-major as it lies (a_op N); a k-major A is read transposed (a_op T). */
+static void gemm(struct cluster *cl, int g, cublasOperation_t a_op, long m, long n, long k, const float *a, long lda,
+                 const float *b, long ldb, float beta, float *c, long ldc)
 {
     if (m == 0 || n == 0 || k == 0)
         return;
     const float one = 1.0f;
-    /* Row-major C = A B is column-major C^T = B^T A^T: B first, the sizes swapped. */
-    CUBLAS_CHECK(cublasSgemm_64(cl->blas[g], CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, ldb, a, lda, &beta, c, ldc));
+    CUBLAS_CHECK(cublasSgemm_64(cl->blas[g], CUBLAS_OP_N, a_op, n, m, k, &one, b, ldb, a, lda, &beta, c, ldc));
+}
+
+void local_gemm(struct cluster *cl, int g, long m, long n, long k, const float *a, long lda, const float *b,
+                long ldb, float beta, float *c, long ldc)
+{
+    gemm(cl, g, CUBLAS_OP_N, m, n, k, a, lda, b, ldb, beta, c, ldc);
+}
+
+void local_gemm_kmajor(struct cluster *cl, int g, long m, long n, long k, const float *a, long lda, const float *b,
+                       long ldb, float beta, float *c, long ldc)
+{
+    gemm(cl, g, CUBLAS_OP_T, m, n, k, a, lda, b, ldb, beta, c, ldc);
+}
+
+int trace_begin(struct cluster *cl, int g, cudaStream_t stream, const char *what, int index)
+{
+    struct trace *t = cl->trace[g];
+    if (!t || t->spans == TRACE_SPANS)
+        return -1;
+    struct trace_span *s = &t->span[t->spans];
+    s->what = what;
+    s->index = index;
+    CUDA_CHECK(cudaEventCreate(&s->begin));
+    CUDA_CHECK(cudaEventCreate(&s->end));
+    CUDA_CHECK(cudaEventRecord(s->begin, stream));
+    return t->spans++;
+}
+
+void trace_end(struct cluster *cl, int g, cudaStream_t stream, int span)
+{
+    if (span >= 0)
+        CUDA_CHECK(cudaEventRecord(cl->trace[g]->span[span].end, stream));
 }
 
 void *device_alloc(size_t bytes)

@@ -26,12 +26,28 @@
 #define NCCL_CHECK(call) nccl_check((call), #call, __FILE__, __LINE__)
 void nccl_check(ncclResult_t r, const char *what, const char *file, int line);
 
+/* One run traced (--trace): each GPU's operations as spans between two timed events, read
+ * against an event recorded on its stream before the run (trace_begin, trace_end). */
+#define TRACE_SPANS 64
+struct trace_span {
+    const char *what;
+    int index;
+    cudaEvent_t begin, end;
+};
+struct trace {
+    cudaEvent_t zero;
+    int spans;
+    struct trace_span span[TRACE_SPANS];
+};
+
 struct cluster {
     int gpus;                   /* how many GPUs take part, 0 .. gpus - 1 */
     int prow, pcol;             /* the process grid of the 2-D algorithms: prow x pcol = gpus */
     long n;
     long panel;                 /* SUMMA's panel width, cuBLASMp's block size */
     int tf32;                   /* 1: the local products on TF32 tensor cores (--local tf32) */
+    int copy_engines;           /* 1: SUMMA's panels sent by cudaMemcpyPeerAsync (--comm copy), not NCCL */
+    struct trace *trace[MAX_GPUS]; /* NULL but in the one traced run */
     ncclComm_t world[MAX_GPUS]; /* all GPUs, rank g on GPU g */
     cudaStream_t stream[MAX_GPUS];
     cublasHandle_t blas[MAX_GPUS];
@@ -71,6 +87,15 @@ int cublasmp_version(void);
  * memory. Empty products are skipped. */
 void local_gemm(struct cluster *cl, int g, long m, long n, long k, const float *a, long lda, const float *b,
                 long ldb, float beta, float *c, long ldc);
+
+/* The same, A k-major: column k of A (m rows) at a + k * lda, as SUMMA's band of A holds it. */
+void local_gemm_kmajor(struct cluster *cl, int g, long m, long n, long k, const float *a, long lda, const float *b,
+                       long ldb, float beta, float *c, long ldc);
+
+/* A span of the traced run on GPU g's stream: what (a string that outlives the run) and its
+ * index; trace_end closes the span trace_begin opened. Both do nothing when not tracing. */
+int trace_begin(struct cluster *cl, int g, cudaStream_t stream, const char *what, int index);
+void trace_end(struct cluster *cl, int g, cudaStream_t stream, int span);
 
 /* cudaMalloc that says how much it wanted when it fails; NULL for 0 bytes. */
 void *device_alloc(size_t bytes);

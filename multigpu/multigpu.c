@@ -22,6 +22,7 @@ static const struct algorithm *const algorithms[] = {&rows_algorithm, &summa_alg
 #define NUM_ALGORITHMS 3
 static const char *algorithm_names[NUM_ALGORITHMS] = {"rows", "summa", "cublasmp"};
 static const char *local_names[] = {"sgemm", "tf32"};
+static const char *comm_names[] = {"nccl", "copy"};
 
 struct mg_options {
     int n, gpus, reps, csv, csv_header, features, algos_given, gpus_given;
@@ -29,6 +30,8 @@ struct mg_options {
     int prow, pcol; /* 0: the squarest grid */
     long panel;
     int local;      /* 0 sgemm, 1 tf32 */
+    int comm;       /* SUMMA's panels: 0 NCCL, 1 the copy engines */
+    const char *trace; /* a file for one traced run's spans, or NULL */
     uint64_t seed;
     enum check_mode check;
     int check_given;
@@ -38,7 +41,8 @@ struct mg_options {
 static void usage(void)
 {
     printf("Usage: " PROGRAM " [-n N] [--gpus G] [--algo LIST] [--grid RxC] [--panel W] [--local sgemm|tf32]\n"
-           "                [--reps R] [--seed S] [--dist D] [--check full|sample|none] [--csv] [--features]\n"
+           "                [--comm nccl|copy] [--reps R] [--seed S] [--dist D] [--check full|sample|none]\n"
+           "                [--trace FILE] [--csv] [--features]\n"
            "C = A B, n x n floats, spread over G GPUs of this host (one OpenMP thread per GPU, NCCL\n"
            "between them, cuBLAS on each); checked against a double-precision reference.\n"
            "\n"
@@ -56,10 +60,14 @@ static void usage(void)
            "  --panel W       SUMMA's panel width and cuBLASMp's block size (default 8192)\n"
            "  --local L       the GPUs' own products: sgemm (cuBLAS FP32, default) or tf32 (cuBLAS on\n"
            "                  TF32 tensor cores, judged by the TF32 bound)\n"
+           "  --comm C        how SUMMA sends its panels: nccl (NCCL broadcasts, default) or copy (the\n"
+           "                  copy engines: cudaMemcpyPeerAsync from each panel's owner, no SM used)\n"
            "  --reps R        timed runs after a warm-up, median reported (default 5)\n"
            "  --seed S        input seed (default 1)\n"
            "  --dist D        inputs: uniform (default), wide, or a range family (make help)\n"
            "  --check MODE    full, sample (64 rows) or none (default: full up to n = 2048)\n"
+           "  --trace FILE    one more run of each algorithm, traced: each GPU's broadcasts and products\n"
+           "                  as spans (ms from the run's start on that GPU), CSV into FILE\n"
            "  --csv           one CSV line per algorithm (--csv-header adds the header)\n"
            "  --features      what this build and machine have (NCCL, cuBLASMp, GPUs), and exit\n"
            "  --help          this help\n"
@@ -102,6 +110,16 @@ static void parse_local(const char *program, const char *value, void *into)
     usage_error(program, "bad --local '%s': expected sgemm or tf32", value);
 }
 
+static void parse_comm(const char *program, const char *value, void *into)
+{
+    for (int i = 0; i < 2; i++)
+        if (strcmp(value, comm_names[i]) == 0) {
+            *(int *)into = i;
+            return;
+        }
+    usage_error(program, "bad --comm '%s': expected nccl or copy", value);
+}
+
 static void parse(int argc, char **argv, struct mg_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -121,6 +139,8 @@ static void parse(int argc, char **argv, struct mg_options *o)
         {.name = "grid", .kind = OPTION_CUSTOM, .into = grid, .custom = parse_grid},
         {.name = "panel", .kind = OPTION_COUNT, .into = &panel, .min = 1, .max = INT_MAX},
         {.name = "local", .kind = OPTION_CUSTOM, .into = &o->local, .custom = parse_local},
+        {.name = "comm", .kind = OPTION_CUSTOM, .into = &o->comm, .custom = parse_comm},
+        {.name = "trace", .kind = OPTION_TEXT, .into = &o->trace, .expected = "a file to write"},
         {.name = "reps", .kind = OPTION_COUNT, .into = &o->reps, .min = 1, .max = 1000},
         {.name = "seed", .kind = OPTION_SEED, .into = &o->seed},
         {.name = "dist", .kind = OPTION_DIST, .into = &o->dist},
@@ -182,7 +202,56 @@ static double time_parts(const struct algorithm *alg, struct cluster *cl, enum r
     return median;
 }
 
-#define CSV_HEADER "algo,local,n,gpus,grid,panel,device,ms,tflops,comm_ms,gemm_ms,max_rel_err,max_comp_err,bound,status,rows_checked,reps,dist"
+#define CSV_HEADER "algo,local,n,gpus,grid,panel,device,ms,tflops,comm_ms,gemm_ms,max_rel_err,max_comp_err,bound,status,rows_checked,reps,dist,comm,uuids"
+#define TRACE_HEADER "algo,comm,n,gpus,grid,panel,device,gpu,what,index,start_ms,end_ms"
+
+/* One more run of alg, traced: each GPU's spans, in ms from an event recorded on its compute
+ * stream just before the run (the GPUs start together, as in time_parts), into trace. */
+static void traced_run(const struct algorithm *alg, struct cluster *cl, FILE *trace, const char *prefix)
+{
+#pragma omp parallel num_threads(cl->gpus)
+    {
+        const int g = omp_get_thread_num();
+        CUDA_CHECK(cudaSetDevice(g));
+        struct trace *t = calloc(1, sizeof *t);
+        if (!t)
+            usage_error(PROGRAM, "out of host memory");
+        CUDA_CHECK(cudaEventCreate(&t->zero));
+        cl->trace[g] = t;
+#pragma omp barrier
+        CUDA_CHECK(cudaEventRecord(t->zero, cl->stream[g]));
+        alg->run(cl, g, RUN_ALL);
+        CUDA_CHECK(cudaDeviceSynchronize());
+#pragma omp critical
+        for (int i = 0; i < t->spans; i++) {
+            float begin = 0.0f, end = 0.0f;
+            CUDA_CHECK(cudaEventElapsedTime(&begin, t->zero, t->span[i].begin));
+            CUDA_CHECK(cudaEventElapsedTime(&end, t->zero, t->span[i].end));
+            fprintf(trace, "%s,%d,%s,%d,%.4f,%.4f\n", prefix, g, t->span[i].what, t->span[i].index, begin, end);
+            CUDA_CHECK(cudaEventDestroy(t->span[i].begin));
+            CUDA_CHECK(cudaEventDestroy(t->span[i].end));
+        }
+        CUDA_CHECK(cudaEventDestroy(t->zero));
+        cl->trace[g] = NULL;
+        free(t);
+    }
+}
+
+/* The GPUs' UUIDs as nvidia-smi writes them ("GPU-8a299dd6-2059-..."), space-separated. */
+static void gpu_uuids(int gpus, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (int g = 0; g < gpus; g++) {
+        struct cudaDeviceProp p;
+        CUDA_CHECK(cudaGetDeviceProperties(&p, g));
+        const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+        char one[48];
+        snprintf(one, sizeof one, "%sGPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                 g ? " " : "", u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+                 u[14], u[15]);
+        strncat(out, one, size - strlen(out) - 1);
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -204,6 +273,9 @@ int main(int argc, char **argv)
         return EXIT_PASS;
     }
     const long n = o.n;
+    FILE *trace = NULL;
+    if (o.trace && !(trace = fopen(o.trace, "w")))
+        usage_error(PROGRAM, "cannot write --trace '%s'", o.trace);
     const double host_need = 3.0 * sizeof(float) * (double)n * n, have = host_memory_bytes();
     if (host_need > (have > 0 ? have : 1e300) || (size_t)n * (size_t)n > SIZE_MAX / 16)
         usage_error(PROGRAM, "n = %ld needs %.1f GB of host memory; this machine has %.1f GB", n, host_need / 1e9,
@@ -212,7 +284,7 @@ int main(int argc, char **argv)
     gpu_open(PROGRAM, &dev); /* no GPU: exit 3; a driver too old: exit 5 */
     int count = 0;
     CUDA_CHECK(cudaGetDeviceCount(&count));
-    struct cluster cl = {.n = n, .panel = o.panel, .tf32 = o.local == 1};
+    struct cluster cl = {.n = n, .panel = o.panel, .tf32 = o.local == 1, .copy_engines = o.comm == 1};
     cl.gpus = o.gpus_given ? o.gpus : (count < MAX_GPUS ? count : MAX_GPUS);
     if (cl.gpus > count) {
         fprintf(stderr, PROGRAM ": --gpus %d asks for %d GPUs; this machine has %d\n", cl.gpus, cl.gpus, count);
@@ -283,14 +355,18 @@ int main(int argc, char **argv)
         CUBLAS_CHECK(cublasSetMathMode(cl.blas[g], cl.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
     }
 
-    char grid[32];
+    char grid[32], uuids[MAX_GPUS * 48];
     snprintf(grid, sizeof grid, "%dx%d", cl.prow, cl.pcol);
+    gpu_uuids(cl.gpus, uuids, sizeof uuids);
+    if (trace)
+        fprintf(trace, "%s\n", TRACE_HEADER);
     if (o.csv_header)
         printf("%s\n", CSV_HEADER);
     if (!o.csv)
-        printf("n = %ld on %d x %s (grid %s, panel %ld), %s inputs, local products: cuBLAS %s; median of %d\n"
+        printf("n = %ld on %d x %s (grid %s, panel %ld, SUMMA's panels by %s), %s inputs, local products: cuBLAS %s;"
+               " median of %d\n"
                "%-9s %10s %8s %9s %9s %12s %12s  %s\n",
-               n, cl.gpus, dev.name, grid, o.panel, dist_name(o.dist), cl.tf32 ? "TF32" : "SGEMM", o.reps, "algo",
+               n, cl.gpus, dev.name, grid, o.panel, comm_names[o.comm], dist_name(o.dist), cl.tf32 ? "TF32" : "SGEMM", o.reps, "algo",
                "ms", "TFLOPS", "comm ms", "gemm ms", "max rel err", "comp err", "result");
     int all_pass = 1;
     for (int al = 0; al < NUM_ALGORITHMS; al++) {
@@ -313,6 +389,12 @@ int main(int argc, char **argv)
             CUDA_CHECK(cudaSetDevice(g));
             alg->gather(&cl, g, c);
         }
+        if (trace) {
+            char prefix[400];
+            snprintf(prefix, sizeof prefix, "%s,%s,%ld,%d,%s,%ld,%s", alg->name, comm_names[o.comm], n, cl.gpus, grid,
+                     o.panel, dev.name);
+            traced_run(alg, &cl, trace, prefix);
+        }
         double comm_ms = NAN, gemm_ms = NAN;
         if (alg->parts_apart) {
             comm_ms = time_parts(alg, &cl, RUN_COMM, o.reps);
@@ -332,9 +414,10 @@ int main(int argc, char **argv)
         const char *status = o.check == CHECK_NONE ? (pass ? "unchecked" : "FAIL") : pass ? "pass" : "FAIL";
         const double tflops = 2.0 * (double)n * n * n / (ms * 1e-3) / 1e12;
         if (o.csv)
-            printf("%s,%s,%ld,%d,%s,%ld,%s,%.4f,%.2f,%.4f,%.4f,%.3e,%.3e,%.3e,%s,%zu,%d,%s\n", alg->name,
+            printf("%s,%s,%ld,%d,%s,%ld,%s,%.4f,%.2f,%.4f,%.4f,%.3e,%.3e,%.3e,%s,%zu,%d,%s,%s,%s\n", alg->name,
                    local_names[o.local], n, cl.gpus, grid, o.panel, dev.name, ms, tflops, comm_ms, gemm_ms,
-                   r.max_rel_err, r.max_comp_err, bound, status, r.rows_checked, o.reps, dist_name(o.dist));
+                   r.max_rel_err, r.max_comp_err, bound, status, r.rows_checked, o.reps, dist_name(o.dist),
+                   comm_names[o.comm], uuids);
         else
             printf("%-9s %10.3f %8.2f %9.3f %9.3f %12.3e %12.3e  %s\n", alg->name, ms, tflops, comm_ms, gemm_ms,
                    r.max_rel_err, r.max_comp_err, status);
@@ -348,6 +431,8 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaStreamDestroy(cl.stream[g]));
         NCCL_CHECK(ncclCommDestroy(cl.world[g]));
     }
+    if (trace)
+        fclose(trace);
     free_reference(&ref);
     free(a);
     free(b);

@@ -37,6 +37,7 @@ static void rows_run(struct cluster *cl, int g, enum run_parts parts)
     const long n = cl->n;
     struct rows_gpu *s = &mine[g];
     if ((parts & RUN_COMM) && cl->gpus > 1) {
+        const int span = trace_begin(cl, g, cl->stream[g], "broadcast", 0);
         /* In place: the root sends from, and every other GPU receives into, the same rows. */
         NCCL_CHECK(ncclGroupStart());
         for (int root = 0; root < cl->gpus; root++) {
@@ -45,9 +46,13 @@ static void rows_run(struct cluster *cl, int g, enum run_parts parts)
                                      ncclFloat, root, cl->world[g], cl->stream[g]));
         }
         NCCL_CHECK(ncclGroupEnd());
+        trace_end(cl, g, cl->stream[g], span);
     }
-    if (parts & RUN_GEMM)
+    if (parts & RUN_GEMM) {
+        const int span = trace_begin(cl, g, cl->stream[g], "product", 0);
         local_gemm(cl, g, part_size(n, cl->gpus, g), n, n, s->a, n, s->b, n, 0.0f, s->c, n);
+        trace_end(cl, g, cl->stream[g], span);
+    }
 }
 
 static void rows_gather(struct cluster *cl, int g, float *c)

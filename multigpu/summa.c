@@ -1,37 +1,64 @@
 /* SUMMA (van de Geijn and Watts, 1997), the algorithm distributed GEMM libraries use. The
- * GPUs form a prow x pcol grid; GPU (i, j) holds one block of each matrix:
+ * GPUs form a prow x pcol grid; GPU (i, j) owns one block of each matrix:
  *   A_ij: rows part i of prow, columns part j of pcol;
  *   B_ij: rows part i of prow, columns part j of pcol;
  *   C_ij: rows part i of prow, columns part j of pcol.
  * C_ij = sum over k of A(rows i, k) B(k, columns j): the sum runs over panels of k. For each
- * panel, the GPUs of grid column j that own those columns of A broadcast them along their
- * grid rows, and the GPUs of grid row i that own those rows of B broadcast them along their
- * grid columns; then every GPU adds the panel's product to its C_ij. Each GPU receives
- * about n^2 (1 / pcol + 1 / prow) floats in all, against rows.c's n^2: less as the grid grows.
- * The broadcasts of panel t + 1 run on a stream of their own while panel t is multiplied,
- * into the other of two buffers, so the communication hides behind the products. */
+ * panel, the GPU of grid row i that owns those columns of A broadcasts them along the grid row,
+ * and the GPU of grid column j that owns those rows of B broadcasts them along the grid column;
+ * every GPU adds the panels' product to its C_ij. Each GPU receives about n^2 (1 / pcol +
+ * 1 / prow) floats in all, against rows.c's n^2: less as the grid grows.
+ *
+ * Where the overlap pays (the chapter's README measures each choice):
+ *  - Every panel lands in its place in a band that holds all of the GPU's rows of A (and one that
+ *    holds all of its columns of B), not in a pair of panel buffers reused turn by turn. So all
+ *    the broadcasts are issued at once, at the start, and no product waits for a buffer to free.
+ *  - A's band is k-major (column k of A's rows at a_band + k * m) and B's is row-major: a panel is
+ *    one contiguous piece of each, sent in place with no packing copy, and any run of panels is
+ *    one matrix to cuBLAS. So the products are as few, as large calls as the arrivals allow: the
+ *    k that the GPU owns of both A and B first (it waits for nothing), then the rest in one call;
+ *    where it owns no such k, the first panel, then the rest.
+ *  - The broadcasts run on a stream of the highest priority, so their kernels get SMs as soon as
+ *    the products free any; or, with --comm copy, on the copy engines (cudaMemcpyPeerAsync from
+ *    the owner to each GPU of its grid row or column), which take no SM at all.
+ * What this costs: A's and B's bands, n^2 (1 / prow + 1 / pcol) floats a GPU, where the two-buffer
+ * form holds n^2 / P of each and two panels. */
 #include "cluster.h"
 
 #include <omp.h>
 
 struct summa_gpu {
-    int i, j;                        /* its place in the grid */
-    long m, nc, ka, kb;              /* rows of A_ij and C_ij, columns of B_ij and C_ij,
-                                      * columns of A_ij, rows of B_ij */
-    float *a, *b, *c;
-    float *a_panel[2], *b_panel[2];  /* two of each: one multiplied while the next arrives */
-    ncclComm_t row_comm, col_comm;   /* its grid row (rank j), its grid column (rank i) */
+    int i, j;                /* its place in the grid */
+    long m, nc;              /* rows of its C block, columns */
+    long a_lo, a_hi;         /* the k it owns of A: its block's columns, part j of pcol */
+    long b_lo, b_hi;         /* the k it owns of B: its block's rows, part i of prow */
+    float *a_band;           /* A(rows part i, all k), k-major: column k at a_band + k * m */
+    float *b_band;           /* B(all k, columns part j), row-major: row k at b_band + k * nc */
+    float *c;
+    ncclComm_t row_comm, col_comm; /* its grid row (rank j), its grid column (rank i) */
     cudaStream_t comm_stream;
-    cudaEvent_t arrived[2], done_with[2];
+    cudaEvent_t start;       /* a run's start on the compute stream: its sends wait for it */
+    int panels;
+    long *k_at;              /* panel p is k in [k_at[p], k_at[p + 1]) */
+    cudaEvent_t *a_ready, *b_ready; /* per panel: recorded where it has arrived (NCCL), or where the
+                                     * owner has sent it (copy engines) */
 };
 static struct summa_gpu mine[MAX_GPUS];
 
 static double summa_device_bytes(const struct cluster *cl)
 {
-    const double n = (double)cl->n, m = (double)cl->n / cl->prow + 1, nc = (double)cl->n / cl->pcol + 1;
-    const double w = (double)(cl->panel < cl->n ? cl->panel : cl->n);
-    /* A_ij, B_ij (whose other sides are n / pcol and n / prow), C_ij and the two panel pairs */
-    return sizeof(float) * (m * (n / cl->pcol + 1) + (n / cl->prow + 1) * nc + m * nc + 2.0 * w * (m + nc));
+    const double n = (double)cl->n, m = n / cl->prow + 1, nc = n / cl->pcol + 1;
+    /* the bands, C, and during setup the block of A read in before it is turned k-major */
+    return sizeof(float) * (m * n + n * nc + m * nc + m * (n / cl->pcol + 1));
+}
+
+static int owner_of_a(const struct cluster *cl, const struct summa_gpu *s, long k)
+{
+    return s->i * cl->pcol + part_of(cl->n, cl->pcol, k);
+}
+static int owner_of_b(const struct cluster *cl, const struct summa_gpu *s, long k)
+{
+    return part_of(cl->n, cl->prow, k) * cl->pcol + s->j;
 }
 
 static void summa_setup(struct cluster *cl, int g, const float *a, const float *b)
@@ -42,8 +69,10 @@ static void summa_setup(struct cluster *cl, int g, const float *a, const float *
     s->j = g % cl->pcol;
     s->m = part_size(n, cl->prow, s->i);
     s->nc = part_size(n, cl->pcol, s->j);
-    s->ka = part_size(n, cl->pcol, s->j);
-    s->kb = part_size(n, cl->prow, s->i);
+    s->a_lo = part_start(n, cl->pcol, s->j);
+    s->a_hi = part_start(n, cl->pcol, s->j + 1);
+    s->b_lo = part_start(n, cl->prow, s->i);
+    s->b_hi = part_start(n, cl->prow, s->i + 1);
     /* The row and column communicators: made once, by one thread, for every GPU. */
 #pragma omp single
     {
@@ -65,23 +94,126 @@ static void summa_setup(struct cluster *cl, int g, const float *a, const float *
         }
     } /* (a barrier: every GPU's communicators exist before any is used) */
     CUDA_CHECK(cudaSetDevice(g));
-    const long w = cl->panel < n ? cl->panel : n;
-    s->a = device_alloc(sizeof(float) * (size_t)(s->m * s->ka));
-    s->b = device_alloc(sizeof(float) * (size_t)(s->kb * s->nc));
-    s->c = device_alloc(sizeof(float) * (size_t)(s->m * s->nc));
-    for (int t = 0; t < 2; t++) {
-        s->a_panel[t] = device_alloc(sizeof(float) * (size_t)(s->m * w));
-        s->b_panel[t] = device_alloc(sizeof(float) * (size_t)(w * s->nc));
-        CUDA_CHECK(cudaEventCreateWithFlags(&s->arrived[t], cudaEventDisableTiming));
-        CUDA_CHECK(cudaEventCreateWithFlags(&s->done_with[t], cudaEventDisableTiming));
+    s->panels = 0;
+    for (long k0 = 0; k0 < n; k0 = panel_end(n, cl->prow, cl->pcol, cl->panel, k0))
+        s->panels++;
+    s->k_at = malloc(sizeof *s->k_at * (size_t)(s->panels + 1));
+    s->a_ready = malloc(sizeof *s->a_ready * (size_t)s->panels);
+    s->b_ready = malloc(sizeof *s->b_ready * (size_t)s->panels);
+    if (!s->k_at || !s->a_ready || !s->b_ready) {
+        fprintf(stderr, "multigpu: out of host memory\n");
+        exit(EXIT_USAGE);
     }
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s->comm_stream, cudaStreamNonBlocking));
-    const long r0 = part_start(n, cl->prow, s->i), c0 = part_start(n, cl->pcol, s->j);
-    copy_block(s->a, s->ka, a + r0 * n + c0, n, s->m, s->ka, cudaMemcpyHostToDevice, cl->stream[g]);
-    copy_block(s->b, s->nc, b + r0 * n + c0, n, s->kb, s->nc, cudaMemcpyHostToDevice, cl->stream[g]);
+    s->k_at[0] = 0;
+    for (int p = 0; p < s->panels; p++) {
+        s->k_at[p + 1] = panel_end(n, cl->prow, cl->pcol, cl->panel, s->k_at[p]);
+        CUDA_CHECK(cudaEventCreateWithFlags(&s->a_ready[p], cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&s->b_ready[p], cudaEventDisableTiming));
+    }
+    CUDA_CHECK(cudaEventCreateWithFlags(&s->start, cudaEventDisableTiming));
+    int least, greatest;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&s->comm_stream, cudaStreamNonBlocking, greatest));
+    if (cl->copy_engines) /* the peers it sends to: its grid row and its grid column */
+        for (int h = 0; h < cl->gpus; h++) {
+            int can = 0;
+            if (h == g || (h / cl->pcol != s->i && h % cl->pcol != s->j))
+                continue;
+            CUDA_CHECK(cudaDeviceCanAccessPeer(&can, g, h));
+            const cudaError_t e = can ? cudaDeviceEnablePeerAccess(h, 0) : cudaSuccess;
+            if (e == cudaErrorPeerAccessAlreadyEnabled)
+                (void)cudaGetLastError();
+            else
+                CUDA_CHECK(e);
+        }
+    s->a_band = device_alloc(sizeof(float) * (size_t)(s->m * n));
+    s->b_band = device_alloc(sizeof(float) * (size_t)(n * s->nc));
+    s->c = device_alloc(sizeof(float) * (size_t)(s->m * s->nc));
+    /* Its block of A, row-major as the host holds it, turned k-major into its place in the band
+     * (cuBLAS's geam: the transpose of an m x ka row-major block is the same memory read
+     * column-major); its block of B copied into its rows of the band. */
+    const long ka = s->a_hi - s->a_lo;
+    if (s->m > 0 && ka > 0) {
+        float *block = device_alloc(sizeof(float) * (size_t)(s->m * ka));
+        const float one = 1.0f, zero = 0.0f;
+        copy_block(block, ka, a + s->b_lo * n + s->a_lo, n, s->m, ka, cudaMemcpyHostToDevice, cl->stream[g]);
+        CUBLAS_CHECK(cublasSgeam_64(cl->blas[g], CUBLAS_OP_T, CUBLAS_OP_N, s->m, ka, &one, block, ka,
+                                 &zero, block, s->m, s->a_band + s->a_lo * s->m, s->m));
+        CUDA_CHECK(cudaStreamSynchronize(cl->stream[g]));
+        CUDA_CHECK(cudaFree(block));
+    }
+    copy_block(s->b_band + s->b_lo * s->nc, s->nc, b + s->b_lo * n + s->a_lo, n, s->b_hi - s->b_lo, s->nc,
+               cudaMemcpyHostToDevice, cl->stream[g]);
     if (s->m * s->nc > 0)
         CUDA_CHECK(cudaMemsetAsync(s->c, POISON_BYTE, sizeof(float) * (size_t)(s->m * s->nc), cl->stream[g]));
     CUDA_CHECK(cudaStreamSynchronize(cl->stream[g]));
+}
+
+/* Every panel, at once: the ones it owns sent, the others received, in place in the bands. */
+static void communicate(struct cluster *cl, int g)
+{
+    struct summa_gpu *s = &mine[g];
+    for (int p = 0; p < s->panels; p++) {
+        const long k0 = s->k_at[p], w = s->k_at[p + 1] - k0;
+        float *a_panel = s->a_band + k0 * s->m, *b_panel = s->b_band + k0 * s->nc;
+        const int span = trace_begin(cl, g, s->comm_stream, "panel", p);
+        if (!cl->copy_engines) {
+            /* A grid row's GPUs have the same m, a grid column's the same nc: an empty block's
+             * row or column skips its broadcasts together. */
+            if (cl->pcol > 1 && s->m > 0) {
+                NCCL_CHECK(ncclBroadcast(a_panel, a_panel, (size_t)(s->m * w), ncclFloat, part_of(cl->n, cl->pcol, k0),
+                                         s->row_comm, s->comm_stream));
+                CUDA_CHECK(cudaEventRecord(s->a_ready[p], s->comm_stream));
+            }
+            if (cl->prow > 1 && s->nc > 0) {
+                NCCL_CHECK(ncclBroadcast(b_panel, b_panel, (size_t)(w * s->nc), ncclFloat, part_of(cl->n, cl->prow, k0),
+                                         s->col_comm, s->comm_stream));
+                CUDA_CHECK(cudaEventRecord(s->b_ready[p], s->comm_stream));
+            }
+        } else {
+            if (owner_of_a(cl, s, k0) == g && s->m > 0) {
+                for (int j = 0; j < cl->pcol; j++) {
+                    const int to = s->i * cl->pcol + j;
+                    if (to != g)
+                        CUDA_CHECK(cudaMemcpyPeerAsync(mine[to].a_band + k0 * s->m, to, a_panel, g,
+                                                       sizeof(float) * (size_t)(s->m * w), s->comm_stream));
+                }
+                CUDA_CHECK(cudaEventRecord(s->a_ready[p], s->comm_stream));
+            }
+            if (owner_of_b(cl, s, k0) == g && s->nc > 0) {
+                for (int i = 0; i < cl->prow; i++) {
+                    const int to = i * cl->pcol + s->j;
+                    if (to != g)
+                        CUDA_CHECK(cudaMemcpyPeerAsync(mine[to].b_band + k0 * s->nc, to, b_panel, g,
+                                                       sizeof(float) * (size_t)(w * s->nc), s->comm_stream));
+                }
+                CUDA_CHECK(cudaEventRecord(s->b_ready[p], s->comm_stream));
+            }
+        }
+        trace_end(cl, g, s->comm_stream, span);
+    }
+}
+
+/* Before a product over panels first .. last: wait for each panel of A and of B that another
+ * GPU owns (NCCL: its arrival here; copy engines: the owner's sending, there). */
+static void wait_for(struct cluster *cl, int g, cudaStream_t compute, int first, int last)
+{
+    struct summa_gpu *s = &mine[g];
+    for (int p = first; p <= last; p++) {
+        const int from_a = owner_of_a(cl, s, s->k_at[p]), from_b = owner_of_b(cl, s, s->k_at[p]);
+        if (from_a != g)
+            CUDA_CHECK(cudaStreamWaitEvent(compute, cl->copy_engines ? mine[from_a].a_ready[p] : s->a_ready[p], 0));
+        if (from_b != g)
+            CUDA_CHECK(cudaStreamWaitEvent(compute, cl->copy_engines ? mine[from_b].b_ready[p] : s->b_ready[p], 0));
+    }
+}
+
+static int panel_at(const struct summa_gpu *s, long k)
+{
+    int p = 0;
+    while (s->k_at[p + 1] <= k)
+        p++;
+    return p;
 }
 
 static void summa_run(struct cluster *cl, int g, enum run_parts parts)
@@ -89,40 +221,40 @@ static void summa_run(struct cluster *cl, int g, enum run_parts parts)
     const long n = cl->n;
     struct summa_gpu *s = &mine[g];
     cudaStream_t compute = cl->stream[g];
-    /* Both buffers are free once everything before this run is done. */
-    for (int t = 0; t < 2; t++)
-        CUDA_CHECK(cudaEventRecord(s->done_with[t], compute));
-    int t = 0;
-    for (long k0 = 0; k0 < n; k0 = panel_end(n, cl->prow, cl->pcol, cl->panel, k0), t ^= 1) {
-        const long k1 = panel_end(n, cl->prow, cl->pcol, cl->panel, k0), w = k1 - k0;
-        const int owner_col = part_of(n, cl->pcol, k0), owner_row = part_of(n, cl->prow, k0);
-        /* Where this panel of A and of B is read from: the GPU's own block when the grid has
-         * one column (or one row), else the buffer the broadcast fills. */
-        const float *a_use = cl->pcol == 1 ? s->a + k0 : s->a_panel[t];
-        const long lda = cl->pcol == 1 ? s->ka : w;
-        const float *b_use = cl->prow == 1 ? s->b + k0 * s->nc : s->b_panel[t];
-        if (parts & RUN_COMM) {
-            CUDA_CHECK(cudaStreamWaitEvent(s->comm_stream, s->done_with[t], 0));
-            if (cl->pcol > 1 && s->m > 0) {
-                if (s->j == owner_col) /* its columns k0 .. k1 of A, packed into the panel */
-                    copy_block(s->a_panel[t], w, s->a + (k0 - part_start(n, cl->pcol, owner_col)), s->ka, s->m, w,
-                               cudaMemcpyDeviceToDevice, s->comm_stream);
-                NCCL_CHECK(ncclBroadcast(s->a_panel[t], s->a_panel[t], (size_t)(s->m * w), ncclFloat, owner_col,
-                                         s->row_comm, s->comm_stream));
-            }
-            if (cl->prow > 1 && s->nc > 0) {
-                const float *rows_k = s->b + (k0 - part_start(n, cl->prow, owner_row)) * s->nc;
-                NCCL_CHECK(ncclBroadcast(s->i == owner_row ? rows_k : s->b_panel[t], s->b_panel[t],
-                                         (size_t)(w * s->nc), ncclFloat, owner_row, s->col_comm, s->comm_stream));
-            }
-            CUDA_CHECK(cudaEventRecord(s->arrived[t], s->comm_stream));
-        }
-        if (parts & RUN_GEMM) {
-            if (parts & RUN_COMM)
-                CUDA_CHECK(cudaStreamWaitEvent(compute, s->arrived[t], 0));
-            local_gemm(cl, g, s->m, s->nc, w, a_use, lda, b_use, s->nc, k0 == 0 ? 0.0f : 1.0f, s->c, s->nc);
-            CUDA_CHECK(cudaEventRecord(s->done_with[t], compute));
-        }
+    if (parts & RUN_COMM) {
+        /* The broadcasts start after everything before this run on this GPU. */
+        CUDA_CHECK(cudaEventRecord(s->start, compute));
+        CUDA_CHECK(cudaStreamWaitEvent(s->comm_stream, s->start, 0));
+        communicate(cl, g);
+    }
+    /* With the copy engines a GPU waits on events its peers record: all are recorded first. */
+#pragma omp barrier
+    if (!(parts & RUN_GEMM))
+        return;
+    /* The calls: the k it owns of both A and B (no wait), then what precedes and what follows
+     * it; where it owns none, the first panel, then the rest. */
+    long call[3][2];
+    int calls = 0;
+    const long own_lo = s->a_lo > s->b_lo ? s->a_lo : s->b_lo, own_hi = s->a_hi < s->b_hi ? s->a_hi : s->b_hi;
+    if (own_lo < own_hi) {
+        call[calls][0] = own_lo, call[calls++][1] = own_hi;
+        if (own_lo > 0)
+            call[calls][0] = 0, call[calls++][1] = own_lo;
+        if (own_hi < n)
+            call[calls][0] = own_hi, call[calls++][1] = n;
+    } else {
+        call[calls][0] = 0, call[calls++][1] = s->k_at[1];
+        if (s->k_at[1] < n)
+            call[calls][0] = s->k_at[1], call[calls++][1] = n;
+    }
+    for (int c = 0; c < calls; c++) {
+        const long k0 = call[c][0], k1 = call[c][1];
+        if (parts & RUN_COMM)
+            wait_for(cl, g, compute, panel_at(s, k0), panel_at(s, k1 - 1));
+        const int span = trace_begin(cl, g, compute, "product", c);
+        local_gemm_kmajor(cl, g, s->m, s->nc, k1 - k0, s->a_band + k0 * s->m, s->m, s->b_band + k0 * s->nc, s->nc,
+                          c == 0 ? 0.0f : 1.0f, s->c, s->nc);
+        trace_end(cl, g, compute, span);
     }
 }
 
@@ -130,8 +262,7 @@ static void summa_gather(struct cluster *cl, int g, float *c)
 {
     const long n = cl->n;
     struct summa_gpu *s = &mine[g];
-    copy_block(c + part_start(n, cl->prow, s->i) * n + part_start(n, cl->pcol, s->j), n, s->c, s->nc, s->m, s->nc,
-               cudaMemcpyDeviceToHost, cl->stream[g]);
+    copy_block(c + s->b_lo * n + s->a_lo, n, s->c, s->nc, s->m, s->nc, cudaMemcpyDeviceToHost, cl->stream[g]);
     CUDA_CHECK(cudaStreamSynchronize(cl->stream[g]));
 }
 
@@ -139,14 +270,18 @@ static void summa_teardown(struct cluster *cl, int g)
 {
     struct summa_gpu *s = &mine[g];
     CUDA_CHECK(cudaDeviceSynchronize());
-    for (int t = 0; t < 2; t++) {
-        CUDA_CHECK(cudaFree(s->a_panel[t]));
-        CUDA_CHECK(cudaFree(s->b_panel[t]));
-        CUDA_CHECK(cudaEventDestroy(s->arrived[t]));
-        CUDA_CHECK(cudaEventDestroy(s->done_with[t]));
+    /* Every GPU done before any frees a band another may still be sending into. */
+#pragma omp barrier
+    for (int p = 0; p < s->panels; p++) {
+        CUDA_CHECK(cudaEventDestroy(s->a_ready[p]));
+        CUDA_CHECK(cudaEventDestroy(s->b_ready[p]));
     }
-    CUDA_CHECK(cudaFree(s->a));
-    CUDA_CHECK(cudaFree(s->b));
+    CUDA_CHECK(cudaEventDestroy(s->start));
+    free(s->k_at);
+    free(s->a_ready);
+    free(s->b_ready);
+    CUDA_CHECK(cudaFree(s->a_band));
+    CUDA_CHECK(cudaFree(s->b_band));
     CUDA_CHECK(cudaFree(s->c));
     CUDA_CHECK(cudaStreamDestroy(s->comm_stream));
     /* As they were made: by one thread, for every GPU, once all are done with them. */

@@ -13,11 +13,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 import ladder  # noqa: E402
 
 
+def squarest(gpus):
+    """The program's default grid of gpus GPUs, prow <= pcol: "1x2", "2x2", "2x4"."""
+    prow = max(r for r in range(1, gpus + 1) if gpus % r == 0 and r * r <= gpus)
+    return f"{prow}x{gpus // prow}"
+
+
 def multigpu_charts(results_dir, out):
     """The multi-GPU chapter: strong scaling in TFLOPS, and the time split, from the runs of
     the default panel width (the largest recorded)."""
     for path in sorted(glob.glob(os.path.join(results_dir, "*-multigpu.csv"))):
-        rows = [r for r in ladder.read_results(path) if r["dist"] == "uniform" and r["local"] == "sgemm"]
+        # NCCL's runs on the squarest grid (the program's default), as the row split's
+        rows = [r for r in ladder.read_results(path) if r["dist"] == "uniform" and r["local"] == "sgemm"
+                and r.get("comm", "nccl") in ("nccl", "") and r["grid"] == squarest(int(r["gpus"]))]
         if not rows:
             continue
         panel = max(int(r["panel"]) for r in rows)
@@ -63,6 +71,59 @@ def multigpu_charts(results_dir, out):
         save(fig, out, "multigpu_" + os.path.basename(path)[:-len("-multigpu.csv")])
 
 
+def trace_charts(results_dir, out):
+    """multigpu_trace_<device>.png from results/<device>-multigpu-trace.csv: each traced run
+    (--trace) as a timeline, a lane per GPU and stream (its broadcasts, its products), the whole
+    run on the left and its first milliseconds on the right, where the sending happens."""
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-multigpu-trace.csv"))):
+        # The row split sends by NCCL whatever --comm says: its --comm copy runs repeat it.
+        spans = [s for s in ladder.read_results(path) if not (s["algo"] != "summa" and s["comm"] == "copy")]
+        runs = []
+        for s in spans:
+            key = (s["algo"], s["comm"], int(s["n"]), int(s["gpus"]), s["grid"])
+            if key not in runs:
+                runs.append(key)
+        runs.sort(key=lambda k: (k[3], k[0] != "rows", k[1] != "nccl"))
+        fig, axes = plt.subplots(len(runs), 2, figsize=(12, sum(0.6 + 0.28 * 2 * k[3] for k in runs)), squeeze=False,
+                                 gridspec_kw={"width_ratios": [1.4, 1], "height_ratios": [2 * k[3] for k in runs]})
+        colours = {"broadcast": "#9ecae1", "panel": "#9ecae1", "product": "#fdae6b"}
+        for (ax_all, ax_start), key in zip(axes, runs):
+            algo, comm, n, gpus, grid = key
+            mine = [s for s in spans if (s["algo"], s["comm"], int(s["n"]), int(s["gpus"]), s["grid"]) == key]
+            end = max(float(s["end_ms"]) for s in mine)
+            first_product = min(float(s["start_ms"]) for s in mine if s["what"] == "product")
+            last_send = max(float(s["end_ms"]) for s in mine if s["what"] != "product")
+            zoom = 1.3 * max(last_send, first_product, 1.0)
+            for ax, right in ((ax_all, end * 1.01), (ax_start, zoom)):
+                for s in mine:
+                    lane = 2 * int(s["gpu"]) + (1 if s["what"] == "product" else 0)
+                    b, e = float(s["start_ms"]), float(s["end_ms"])
+                    if e - b <= 0.01:
+                        continue
+                    ax.broken_barh([(b, e - b)], (lane - 0.4, 0.8), facecolor=colours[s["what"]], edgecolor="#444444",
+                                   linewidth=0.4)
+                    if ax is ax_start and s["what"] == "panel" and e < right:
+                        ax.text((b + e) / 2, lane, f"{s['index']}", ha="center", va="center", fontsize=6)
+                ax.set_xlim(0, right)
+                ax.set_yticks(range(2 * gpus), [f"GPU {g} {w}" for g in range(gpus) for w in
+                                                ("sends" if algo == "summa" else "broadcast", "products")], fontsize=6)
+                ax.invert_yaxis()
+                ax.grid(axis="x", alpha=0.3)
+                ax.tick_params(axis="x", labelsize=7)
+            by = "copy engines" if comm == "copy" else "NCCL"
+            ax_all.set_title(f"{algo}, {gpus} GPUs ({grid}), n = {n}, {'panels' if algo == 'summa' else 'B'} by "
+                             f"{by}: the whole run, {end:.0f} ms", fontsize=8)
+            ax_start.set_title(f"its first {zoom:.1f} ms" + (" (panel numbers in the bars)" if algo == "summa" else ""),
+                               fontsize=8)
+        for ax in axes[-1]:
+            ax.set_xlabel("ms from the run's start on each GPU", fontsize=8)
+        fig.suptitle(f"What overlaps and what waits: traced runs on {spans[0]['device']} "
+                     f"(measured {spans[0]['date'][:10]}; blue: sending, orange: products)", fontsize=10)
+        fig.tight_layout(rect=(0, 0, 1, 0.985))
+        save(fig, out, "multigpu_trace_" + os.path.basename(path)[:-len("-multigpu-trace.csv")])
+
+
 def charts(results_dir, out, device):
     """One chart per results file (device: the ladder's; every file here is drawn)."""
     multigpu_charts(results_dir, out)
+    trace_charts(results_dir, out)

@@ -9,7 +9,7 @@ one GPU is exactly that one call) and the time against cuBLASMp's in the same ru
 recorded in results/<device>-multigpu.csv (--record-in), replacing earlier rows of the same key.
 
 Usage: scripts/multigpu_sweep.py [--sizes "16384 32768"] [--gpus "1 2"] [--weak-base 16384]
-                                 [--reps 3] [--panel 8192] [--dist uniform]
+                                 [--reps 3] [--panel 8192] [--dist uniform] [--comm nccl]
                                  [--record-in multigpu]
 """
 import argparse
@@ -23,9 +23,9 @@ import ladder  # noqa: E402
 
 EXE = os.path.join("multigpu", "multigpu")
 PROGRAM_COLUMNS = ["algo", "local", "n", "gpus", "grid", "panel", "device", "ms", "tflops", "comm_ms", "gemm_ms",
-                   "max_rel_err", "max_comp_err", "bound", "status", "rows_checked", "reps", "dist"]
+                   "max_rel_err", "max_comp_err", "bound", "status", "rows_checked", "reps", "dist", "comm", "uuids"]
 COLUMNS = ["date", "command"] + PROGRAM_COLUMNS
-KEY = ("algo", "local", "n", "gpus", "grid", "panel", "device", "dist")
+KEY = ("algo", "local", "n", "gpus", "grid", "panel", "device", "dist", "comm")
 
 
 def record_name(text):
@@ -105,6 +105,8 @@ def main(argv):
     ap.add_argument("--weak-base", type=ladder.positive_int, default=16384)
     ap.add_argument("--reps", type=ladder.positive_int, default=3)
     ap.add_argument("--panel", type=ladder.positive_int, default=8192)
+    ap.add_argument("--comm", choices=["nccl", "copy"], default="nccl",
+                    help="how SUMMA sends its panels (multigpu --comm)")
     ap.add_argument("--record-in", type=record_name, default="multigpu",
                     help="results/<device>-NAME.csv (default multigpu)")
     ap.add_argument("--dist", choices=ladder.DISTS + ladder.RANGE_DISTS, default="uniform")
@@ -131,7 +133,7 @@ def main(argv):
     allrows, ok = [], True
     for n, g in runs:
         cmd = [EXE, "-n", str(n), "--gpus", str(g), "--reps", str(a.reps), "--panel", str(a.panel), "--dist", a.dist,
-               "--csv-header"]
+               "--comm", a.comm, "--csv-header"]
         print("$ " + " ".join(cmd), flush=True)
         found, code, err = experiment.run_table(cmd)
         if err:

@@ -32,12 +32,14 @@ The expressions can use the functions below (all figures of the main device unle
   "xeon" or "epyc", ncu(log, section, metric) (value in bytes, seconds, % or a count),
   art(p, column) (the article's 8800GT figures), test_ratio(p, dist, n) (a program's
   componentwise error over cuBLAS SGEMM's in the recorded make test-deep), steps(chapter) (its
-  steps' range as text: "07-10"), mgpu(algo, n, gpus, column="ms", panel=8192, run="multigpu")
-  (the multi-GPU chapter's runs; run="multigpu-cublasmp": its one-GPU run beside cuBLASMp),
+  steps' range as text: "07-10"), mgpu(algo, n, gpus, column="ms", panel=8192, run="multigpu",
+  device=None, comm=None, grid=None) (the multi-GPU chapter's runs; run="multigpu-cublasmp": its
+  one-GPU run beside cuBLASMp, "multigpu-two-buffers": SUMMA before its bands; device names
+  another GPU's file, "NVIDIA H200"; comm "nccl" or "copy" and grid pick among a run's rows),
   experiment(name, column, **match) (a step's own experiment, results/<device>-<name>.csv:
   experiment("step15-time-split", "kernel_ms", variant="as it is", n=4096)),
-  mgpu_eff(algo, n, gpus, panel=8192) (parallel efficiency against the same run's one-GPU
-  SGEMM, scaled by n^3 where one GPU did not run that n), and min, max, abs, round; and the
+  mgpu_eff(algo, n, gpus, panel=8192, run, device, comm, grid) (parallel efficiency against the
+  same run's one-GPU SGEMM, scaled by n^3 where one GPU did not run that n), and min, max, abs, round; and the
   functions the steps declare (their experiments.json's "prose", in their folders' Python, each
   called with these results first: a step's sweep's rows, read by its variants' column).
 """
@@ -129,16 +131,24 @@ class Results:
             raise KeyError(f"the test log {log} has no ratio for {p} on {dist} at n = {n}")
         return self._ratios[log][(p, dist, n)]
 
-    def mgpu(self, algo, n, gpus, column="ms", panel=8192, run="multigpu"):
-        return float(self.find(f"{self.slug}-{run}.csv", "the multi-GPU chapter", algo=algo, n=n, gpus=gpus,
-                               panel=panel, dist="uniform", local="sgemm")[column])
+    def _mgpu_file(self, run, device):
+        return f"{ladder.slug(device) if device else self.slug}-{run}.csv"
 
-    def mgpu_eff(self, algo, n, gpus, panel=8192):
+    def _mgpu_match(self, algo, n, gpus, panel, comm, grid):
+        match = dict(algo=algo, n=n, gpus=gpus, panel=panel, dist="uniform", local="sgemm")
+        match.update({k: v for k, v in (("comm", comm), ("grid", grid)) if v})
+        return match
+
+    def mgpu(self, algo, n, gpus, column="ms", panel=8192, run="multigpu", device=None, comm=None, grid=None):
+        return float(self.find(self._mgpu_file(run, device), "the multi-GPU chapter",
+                               **self._mgpu_match(algo, n, gpus, panel, comm, grid))[column])
+
+    def mgpu_eff(self, algo, n, gpus, panel=8192, run="multigpu", device=None, comm=None, grid=None):
         """Parallel efficiency as scripts/multigpu_sweep.py computes it."""
         import multigpu_sweep
-        row = self.find(f"{self.slug}-multigpu.csv", "the multi-GPU chapter", algo=algo, n=n, gpus=gpus, panel=panel,
-                        dist="uniform", local="sgemm")
-        eff = multigpu_sweep.efficiency(row, self.csv(f"{self.slug}-multigpu.csv"))
+        row = self.find(self._mgpu_file(run, device), "the multi-GPU chapter",
+                        **self._mgpu_match(algo, n, gpus, panel, comm, grid))
+        eff = multigpu_sweep.efficiency(row, self.csv(self._mgpu_file(run, device)))
         if eff is None:
             raise KeyError(f"no one-GPU run to compare {algo} at n = {n} on {gpus} GPUs with")
         return eff

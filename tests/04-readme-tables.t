@@ -35,7 +35,10 @@ for my $f (glob "results/*.csv") {
     } elsif ($f =~ m{/programs\.csv$}) {
         like($header, qr/^row,program,binary,math,math_index,folder,lesson,chapter,precision,compensated,min_cc,exact_cc,needs$/,
              "$f has the programs' descriptions (--describe)");
-    } elsif ($f =~ /-multigpu(-[a-z]+)?\.csv$/) {
+    } elsif ($f =~ /-multigpu-trace\.csv$/) {
+        like($header, qr/^date,command,algo,comm,n,gpus,grid,panel,device,gpu,what,index,start_ms,end_ms$/,
+             "$f has the multi-GPU chapter's trace columns (--trace)");
+    } elsif ($f =~ /-multigpu(-[a-z-]+)?\.csv$/) {
         like($header, qr/^date,command,algo,local,n,gpus,grid,panel,device,ms,tflops,comm_ms,gemm_ms,/,
              "$f has the multi-GPU chapter's columns");
     } elsif ($f =~ /-int8-gemm\.csv$/) {

@@ -38,6 +38,8 @@ for my $case ([['--gpus', '0'], qr/bad --gpus '0'/], [['--gpus', '17'], qr/bad -
               [['--grid', '3'], qr/bad --grid '3'/], [['--grid', '2x'], qr/bad --grid '2x'/],
               [['--panel', '0'], qr/bad --panel '0'/], [['--local', 'fp16'], qr/bad --local 'fp16'/],
               [['--algo', 'cannon'], qr/bad --algo 'cannon'/], [['-n', '0'], qr/bad size/],
+              [['--comm', 'mpi'], qr/bad --comm 'mpi'/], [['--trace', ''], qr/bad --trace ''/],
+              [['--trace', 'obj/no/such/folder/trace.csv'], qr/cannot write --trace/],
               [['--bogus'], qr/unknown option '--bogus'/], [['stray'], qr/unexpected argument/],
               [['-n', '2000000'], qr/host memory/]) {
     my ($args, $re) = @$case;
@@ -91,6 +93,28 @@ for my $g (1 .. $gpus) {
     all_pass("$g GPU(s), n = 1000, panel 77", '--algo', $algos, '--gpus', $g, '-n', 1000, '--panel', 77);
     all_pass("$g GPU(s), n = 513, wide inputs", '--algo', $algos, '--gpus', $g, '-n', 513, '--dist', 'wide');
     all_pass("$g GPU(s), n = 300, TF32 local products", '--algo', $algos, '--gpus', $g, '-n', 300, '--local', 'tf32');
+    # SUMMA's panels on the copy engines, panels crossing nothing
+    all_pass("$g GPU(s), n = 1000, panel 77, copy engines", '--algo', $algos, '--gpus', $g, '-n', 1000, '--panel', 77,
+             '--comm', 'copy');
+}
+if ($gpus >= 4) {
+    # every grid of four, both ways of sending, with panels that cut the blocks unevenly
+    for my $grid ('2x2', '1x4', '4x1') {
+        for my $comm ('nccl', 'copy') {
+            all_pass("4 GPUs as $grid, n = 1001, $comm", '--algo', $algos, '--gpus', 4, '--grid', $grid, '-n', 1001,
+                     '--panel', 123, '--comm', $comm);
+        }
+    }
+}
+{   # the traced run: a span for every broadcast and product, each ending after it begins
+    my $file = "obj/multigpu_trace_$$.csv";
+    ($code, $out, $err) = run($exe, '--algo', 'rows,summa', '-n', 1000, '--panel', 300, '--reps', 1, '--trace', $file);
+    my @spans = map { [split /,/] } grep { !/^algo,/ } split /\n/, (-e $file ? do { local (@ARGV, $/) = $file; <> } : '');
+    my @summa = grep { $_->[0] eq 'summa' } @spans;
+    ok($code == 0 && @summa >= 1 && !grep({ $_->[11] < $_->[10] } @spans)
+       && grep({ $_->[8] eq 'product' } @summa) >= $gpus,
+       "--trace: " . scalar(@spans) . " spans, SUMMA's products on every GPU") or diag("exit $code: $err");
+    unlink $file;
 }
 if ($gpus >= 2) {
     # the other grid shape: one column of GPUs, B's panels travel instead of A's
