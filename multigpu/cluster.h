@@ -37,6 +37,7 @@ struct trace_span {
 struct trace {
     cudaEvent_t zero;
     int spans;
+    int dropped; /* spans past TRACE_SPANS, not recorded (the run says how many) */
     struct trace_span span[TRACE_SPANS];
 };
 

@@ -231,6 +231,9 @@ static void traced_run(const struct algorithm *alg, struct cluster *cl, FILE *tr
             CUDA_CHECK(cudaEventDestroy(t->span[i].begin));
             CUDA_CHECK(cudaEventDestroy(t->span[i].end));
         }
+        if (t->dropped)
+            fprintf(stderr, PROGRAM ": --trace: GPU %d's first %d spans recorded, %d more not (a wider --panel has fewer)\n",
+                    g, TRACE_SPANS, t->dropped);
         CUDA_CHECK(cudaEventDestroy(t->zero));
         cl->trace[g] = NULL;
         free(t);
