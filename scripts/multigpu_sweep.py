@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """make multigpu-sweep: the multi-GPU chapter's scaling runs. Strong scaling: every algorithm
 at each size on 1, 2, ... GPUs (up to the machine's count; --gpus asking for more than it has is
-refused, exit 4, before anything runs); weak scaling: the work per GPU
-held at that of --weak-base on one GPU (n grows as the cube root of the GPU count). The
+refused, exit 4, before anything runs); weak scaling, two ways from --weak-base on one GPU:
+the work per GPU held (n grows as the cube root of the GPU count) and the memory per GPU held
+(n grows as its square root). The
 table gives time, TFLOPS, the communication and the local products each timed alone,
 parallel efficiency against one GPU's cuBLAS SGEMM of the same n (the rows algorithm on
 one GPU is exactly that one call) and the time against cuBLASMp's in the same run; rows
 recorded in results/<device>-multigpu.csv (--record-in), replacing earlier rows of the same key.
 
 Usage: scripts/multigpu_sweep.py [--sizes "16384 32768"] [--gpus "1 2"] [--weak-base 16384]
-                                 [--reps 3] [--panel 8192] [--dist uniform] [--comm nccl]
+                                 [--algo rows,summa,cublasmp] [--reps 3] [--panel 8192] [--dist uniform] [--comm nccl]
                                  [--record-in multigpu]
 """
 import argparse
@@ -35,9 +36,19 @@ def record_name(text):
     return text
 
 
-def weak_size(base, gpus):
-    """n with n^3 / gpus = base^3, rounded to a multiple of 256."""
-    return int(round(base * gpus ** (1 / 3) / 256)) * 256
+def weak_size(base, gpus, rule="work"):
+    """n with n^3 / gpus = base^3 (rule "work": the products per GPU held) or n^2 / gpus =
+    base^2 ("memory": the matrices' bytes per GPU held), rounded to a multiple of 256."""
+    grown = base * gpus ** (1 / 3 if rule == "work" else 1 / 2)
+    return int(round(grown / 256)) * 256
+
+
+def algo_list(text):
+    """argparse type of --algo: multigpu's own names, comma-separated."""
+    names = [t for t in text.split(",") if t]
+    if not names or any(t not in ("rows", "summa", "cublasmp") for t in names):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of rows, summa, cublasmp")
+    return ",".join(names)
 
 
 def efficiency(row, rows):
@@ -103,6 +114,8 @@ def main(argv):
     ap.add_argument("--gpus", type=gpu_counts, default=None, help="GPU counts, space-separated (default 1 .. all); "
                     "a count this machine lacks is refused (exit 4)")
     ap.add_argument("--weak-base", type=ladder.positive_int, default=16384)
+    ap.add_argument("--algo", type=algo_list, default=None,
+                    help="which algorithms (multigpu --algo; default all it can run here)")
     ap.add_argument("--reps", type=ladder.positive_int, default=3)
     ap.add_argument("--panel", type=ladder.positive_int, default=8192)
     ap.add_argument("--comm", choices=["nccl", "copy"], default="nccl",
@@ -128,12 +141,14 @@ def main(argv):
     print(f"# NCCL {f['nccl']}, cuBLASMp {f['cublasmp'] or 'not run: ' + f['cublasmp_why']}, {available} GPUs",
           flush=True)
     runs = [(n, g) for n in a.sizes for g in counts]
-    runs += [(weak_size(a.weak_base, g), g) for g in counts if g > 1 and weak_size(a.weak_base, g) not in a.sizes]
+    for rule in ("work", "memory"):
+        runs += [(weak_size(a.weak_base, g, rule), g) for g in counts
+                 if g > 1 and (weak_size(a.weak_base, g, rule), g) not in runs]
     stamp = ladder.now_stamp()
     allrows, ok = [], True
     for n, g in runs:
         cmd = [EXE, "-n", str(n), "--gpus", str(g), "--reps", str(a.reps), "--panel", str(a.panel), "--dist", a.dist,
-               "--comm", a.comm, "--csv-header"]
+               "--comm", a.comm] + (["--algo", a.algo] if a.algo else []) + ["--csv-header"]
         print("$ " + " ".join(cmd), flush=True)
         found, code, err = experiment.run_table(cmd)
         if err:
