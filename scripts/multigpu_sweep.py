@@ -10,7 +10,8 @@ one GPU is exactly that one call) and the time against cuBLASMp's in the same ru
 recorded in results/<device>-multigpu.csv (--record-in), replacing earlier rows of the same key.
 
 Usage: scripts/multigpu_sweep.py [--sizes "16384 32768"] [--gpus "1 2"] [--weak-base 16384]
-                                 [--algo rows,summa,cublasmp] [--reps 3] [--panel 8192] [--dist uniform] [--comm nccl]
+                                 [--weak both|work|memory|none] [--algo rows,summa,cublasmp]
+                                 [--reps 3] [--panel 8192] [--dist uniform] [--comm nccl]
                                  [--record-in multigpu]
 """
 import argparse
@@ -114,6 +115,8 @@ def main(argv):
     ap.add_argument("--gpus", type=gpu_counts, default=None, help="GPU counts, space-separated (default 1 .. all); "
                     "a count this machine lacks is refused (exit 4)")
     ap.add_argument("--weak-base", type=ladder.positive_int, default=16384)
+    ap.add_argument("--weak", choices=["both", "work", "memory", "none"], default="both",
+                    help="which weak-scaling sizes to add: work per GPU held, memory per GPU held, both or none")
     ap.add_argument("--algo", type=algo_list, default=None,
                     help="which algorithms (multigpu --algo; default all it can run here)")
     ap.add_argument("--reps", type=ladder.positive_int, default=3)
@@ -141,7 +144,7 @@ def main(argv):
     print(f"# NCCL {f['nccl']}, cuBLASMp {f['cublasmp'] or 'not run: ' + f['cublasmp_why']}, {available} GPUs",
           flush=True)
     runs = [(n, g) for n in a.sizes for g in counts]
-    for rule in ("work", "memory"):
+    for rule in {"both": ("work", "memory"), "none": ()}.get(a.weak, (a.weak,)):
         runs += [(weak_size(a.weak_base, g, rule), g) for g in counts
                  if g > 1 and (weak_size(a.weak_base, g, rule), g) not in runs]
     stamp = ladder.now_stamp()
