@@ -1,6 +1,7 @@
 """The multi-GPU chapter's chart (make plots): multigpu_<device>.png, TFLOPS against the GPU count
-per algorithm and size beside perfect scaling of one GPU's SGEMM, and where the time goes
-(communication alone, local products alone, both) at the largest run.
+per algorithm and size beside perfect scaling of one GPU's SGEMM, weak scaling (parallel
+efficiency as n grows with the GPU count, the work or the memory per GPU held), and where the
+time goes (communication alone, local products alone, both) at the largest run.
 """
 import glob
 import os
@@ -11,6 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 from drawing import save  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import ladder  # noqa: E402
+import multigpu_sweep  # noqa: E402
 
 
 def squarest(gpus):
@@ -32,7 +34,7 @@ def multigpu_charts(results_dir, out):
         rows = [r for r in rows if int(r["panel"]) == panel]
         strong = sorted({int(r["n"]) for r in rows if r["gpus"] == "1"})
         algos = [a for a in ("rows", "summa", "cublasmp") if any(r["algo"] == a for r in rows)]
-        fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [1.2, 1]})
+        fig, (ax, wx, bx) = plt.subplots(1, 3, figsize=(17, 4.8), gridspec_kw={"width_ratios": [1.2, 0.9, 1]})
         styles = {"rows": dict(color="#1f77b4", marker="o"), "summa": dict(color="#ff7f0e", marker="s"),
                   "cublasmp": dict(color="#d62728", marker="^")}
         for n, dash in zip(strong, ("-", "--", ":", "-.")):
@@ -50,6 +52,7 @@ def multigpu_charts(results_dir, out):
         ax.set_title("Strong scaling", fontsize=10)
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
+        weak_chart(wx, rows, algos, styles, min(strong))
         g_max = max(int(r["gpus"]) for r in rows)
         n_max = max(int(r["n"]) for r in rows if int(r["gpus"]) == g_max and int(r["n"]) in strong)
         at = {r["algo"]: r for r in rows if int(r["gpus"]) == g_max and int(r["n"]) == n_max}
@@ -69,6 +72,32 @@ def multigpu_charts(results_dir, out):
         fig.suptitle(f"C = A B over the GPUs of one host, {rows[0]['device']}, panel {panel} (measured {dates})",
                      fontsize=10)
         save(fig, out, "multigpu_" + os.path.basename(path)[:-len("-multigpu.csv")])
+
+
+def weak_chart(ax, rows, algos, styles, base):
+    """Parallel efficiency against the GPU count at the weak-scaling sizes grown from n = base,
+    as scripts/multigpu_sweep.py chooses them: the work per GPU held (solid) or its memory
+    (dashed). Only the counts that ran at each size are drawn."""
+    counts = sorted({int(r["gpus"]) for r in rows})
+    for rule, dash in (("work", "-"), ("memory", "--")):
+        for a in algos:
+            pts = []
+            for g in counts:
+                n = multigpu_sweep.weak_size(base, g, rule)
+                found = [r for r in rows if r["algo"] == a and int(r["gpus"]) == g and int(r["n"]) == n]
+                eff = multigpu_sweep.efficiency(found[0], rows) if found else None
+                if eff is not None:
+                    pts.append((g, 100 * eff))
+            if len(pts) > 1:
+                what = "work" if rule == "work" else "memory"
+                ax.plot(*zip(*pts), linestyle=dash, label=f"{a}, {what} per GPU held", **styles[a])
+    ax.axhline(100, color="#999999", linewidth=1)
+    ax.set_xlabel("GPUs")
+    ax.set_xticks(counts)
+    ax.set_ylabel("parallel efficiency, %")
+    ax.set_title(f"Weak scaling from n = {base} on one GPU", fontsize=10)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
 
 
 def trace_charts(results_dir, out):
