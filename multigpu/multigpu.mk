@@ -21,6 +21,8 @@ CUBLASMP_HOME ?= $(if $(wildcard $(CUBLASMP_PINNED)/include/cublasmp.h),$(CUBLAS
 
 MULTIGPU_OBJ := $(patsubst multigpu/%.c,obj/multigpu/%.o,$(wildcard multigpu/*.c))
 # cuBLASMp is loaded by the program when asked for (multigpu/cublasmp.c says why), from here.
+# These flags come before CFLAGS: the CUDA toolkit's include folder may hold an older nccl.h,
+# which must not stand in for NCCL_HOME's.
 MULTIGPU_CFLAGS := -I$(NCCL_HOME)/include \
     $(if $(CUBLASMP_HOME),-DHAVE_CUBLASMP -I$(CUBLASMP_HOME)/include -DCUBLASMP_LIB='"$(abspath $(CUBLASMP_HOME))/lib/libcublasmp.so.0"')
 # Linked by path (a wheel carries libnccl.so.2 only, no libnccl.so), found again at run time
@@ -35,7 +37,7 @@ ifneq ($(NCCL_LIB),)
 all build: multigpu/multigpu
 obj/multigpu/%.o: multigpu/%.c multigpu/cluster.h $(HEADERS) obj/multigpu.stamp
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(MULTIGPU_CFLAGS) -c $< -o $@
+	$(CC) $(MULTIGPU_CFLAGS) $(CFLAGS) -c $< -o $@
 multigpu/multigpu: $(MULTIGPU_OBJ) $(HARNESS)
 	$(CC) $(CFLAGS) -o $@ $^ $(MULTIGPU_LIBS)
 	@$(if $(CUBLASMP_HOME),,echo "multigpu: built without cuBLASMp, the chapter's peer (its runs skip): make cublasmp fetches it")
