@@ -59,7 +59,7 @@ our %EXIT = (pass => 0, inaccurate => 1, usage => 2, no_gpu => 3, no_feature => 
 # that cannot be started (not built) gives 127. A run that prefetch_runs() already made
 # answers from what it recorded.
 my %prefetched; # run_key(@argv) -> [code, out, err]
-my @ENV_SEEN = qw(MATMUL_SMEM_LIMIT CUDA_VISIBLE_DEVICES); # the variables a run's result depends on
+my @ENV_SEEN = qw(MATMUL_SMEM_LIMIT CUDA_VISIBLE_DEVICES MATMUL_RESULTS); # the variables a run depends on (MATMUL_RESULTS: where a sweep records)
 sub run_key { join("\0", (map { defined $ENV{$_} ? "$_=$ENV{$_}" : '' } @ENV_SEEN), @_) }
 sub run {
     my @cmd = @_;
