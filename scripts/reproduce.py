@@ -157,8 +157,23 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
     if part == "multigpu":
         if not os.path.exists(os.path.join(ladder.ROOT, "multigpu", "multigpu")):
             return []
-        return [(py("multigpu_sweep.py"), None, "multigpu"),
-                (py("multigpu_sweep.py", "--gpus", "1", "--record-in", "multigpu-cublasmp"), None, "multigpu")]
+        import multigpu_sweep
+        gpus = int(multigpu_sweep.features().get("gpus") or 0)
+        sweep = [(py("multigpu_sweep.py"), None, "multigpu"),
+                 (py("multigpu_sweep.py", "--sizes", "65536", "--weak", "none", "--reps", "1"), None, "multigpu"),
+                 (py("multigpu_sweep.py", "--gpus", "1", "--record-in", "multigpu-cublasmp"), None, "multigpu")]
+        if gpus > 1:  # both ways of sending SUMMA's panels, and its panel width on every GPU
+            sweep += [(py("multigpu_sweep.py", "--comm", comm, "--algo", "rows,summa", "--record-in",
+                          "multigpu-copy-engines"), None, "multigpu") for comm in ("nccl", "copy")]
+            sweep += [(py("multigpu_sweep.py", "--sizes", "32768", "--gpus", str(gpus), "--weak", "none", "--algo",
+                          "summa", "--panel", str(w), "--record-in", "multigpu-panels"), None, "multigpu")
+                      for w in (2048, 4096, 16384)]
+            # cuBLASMp's block size (its nb is --panel), beside SUMMA in the same run
+            blocks = ("--weak", "none", "--record-in", "multigpu-blocks")
+            sweep += [(py("multigpu_sweep.py", "--sizes", "32768", "--gpus", "2 4" if gpus >= 4 else "2", "--algo", algo,
+                          "--panel", str(nb), *blocks), None, "multigpu")
+                      for algo, nb in [("summa", 8192)] + [("cublasmp", nb) for nb in (1024, 2048, 4096, 8192)]]
+        return sweep
     if part == "ncu":
         if not have_ncu:
             return []

@@ -15,11 +15,16 @@ def multigpu_table(results_dir, runs=("multigpu",)):
     with its communication and its local products timed alone and its parallel efficiency
     against one GPU's SGEMM of the same run (scripts/multigpu_sweep.py's), from the results files
     of the runs named (multigpu: the chapter's sweep; multigpu-two-buffers: SUMMA before its
-    bands; multigpu-cublasmp: the one-GPU run beside cuBLASMp)."""
+    bands; multigpu-cublasmp: the one-GPU run beside cuBLASMp; multigpu-copy-engines: a run with
+    SUMMA's panels sent both ways; multigpu-panels: SUMMA's panel width; multigpu-blocks: cuBLASMp's
+    block size)."""
     import multigpu_sweep
     parts = []
     what = {"multigpu": "one host, 1 to 4 GPUs", "multigpu-cublasmp": "one GPU (a 1 x 1 grid), beside cuBLASMp; SUMMA then with two panel buffers",
-            "multigpu-two-buffers": "one host, 1 and 2 GPUs, SUMMA with two panel buffers (before its bands)"}
+            "multigpu-two-buffers": "one host, 1 and 2 GPUs, SUMMA with two panel buffers (before its bands)",
+            "multigpu-copy-engines": "another host, 1 to 4 GPUs, SUMMA's panels by NCCL and by the copy engines",
+            "multigpu-panels": "one host, 4 GPUs, SUMMA's panel width",
+            "multigpu-blocks": "another host, 2 and 4 GPUs, cuBLASMp's block size beside SUMMA"}
     order = list(what)
     paths = [p for p in glob.glob(os.path.join(results_dir, "*-multigpu*.csv"))
              if re.search(r"-(multigpu[a-z-]*)\.csv$", p).group(1) in runs]

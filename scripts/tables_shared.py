@@ -27,7 +27,8 @@ FIRST = ladder.STEPS[0] if ladder.STEPS else None  # the step speedups are measu
 # chapters' and the experiments' own (<device>-<name>.csv), those the steps' sweeps record
 # (their experiments.json's "sweeps": <device>-<sweep>.csv), and a step's own experiment script's
 # (<device>-stepNN-<experiment>.csv).
-OTHER_RESULTS = ["cpu", "transpose", "multigpu", "multigpu-cublasmp", "multigpu-two-buffers", "multigpu-trace", "tile-sweep", "warptile-sweep", "config-sweep",
+OTHER_RESULTS = ["cpu", "transpose", "multigpu", "multigpu-cublasmp", "multigpu-two-buffers", "multigpu-trace",
+                 "multigpu-copy-engines", "multigpu-panels", "multigpu-blocks", "tile-sweep", "warptile-sweep", "config-sweep",
                  "versions", "reproduce", "cublas-unpitched", "gemmul8"]
 STEP_EXPERIMENT = r"-step\d\d-[a-z0-9-]+\.csv$"
 
