@@ -64,7 +64,7 @@ def multigpu_charts(results_dir, out):
             bars = bx.bar([j + (i - 1) * 0.27 for j in range(len(names))], vals, 0.27, color=colour, label=what)
             bx.bar_label(bars, labels=[f"{v:.0f}" if v else "" for v in vals], fontsize=7, padding=1)
         bx.set_xticks(range(len(names)), names)
-        bx.set_ylabel("ms (median)")
+        bx.set_ylabel("ms (median of the run's repetitions)")
         bx.set_title(f"Where the time goes: n = {n_max} on {g_max} GPUs", fontsize=10)
         bx.legend(fontsize=7)
         bx.grid(axis="y", alpha=0.3)
