@@ -99,6 +99,18 @@ def e(x):
     return "" if x in (None, "") else f"{float(x):.2e}"
 
 
+def sweep_cells(rows, programs, dists=ladder.DISTS, complete=True):
+    """A sweep's rows (results/<device>-<sweep>.csv) as its tables read them: (dist, n, one row per
+    program or None where it did not run) for each input family and size, in order; complete:
+    only the sizes every program ran at."""
+    get = {(r["program"], int(r["n"]), r["dist"]): r for r in rows}
+    for dist in dists:
+        for n in sorted({int(r["n"]) for r in rows if r["dist"] == dist}):
+            at = [get.get((p, n, dist)) for p in programs]
+            if all(at) or not complete:
+                yield dist, n, at
+
+
 def table(header, rows, text_columns=2):
     """A Markdown table: the first text_columns left-aligned, numbers right-aligned."""
     lines = ["| " + " | ".join(header) + " |",

@@ -9,7 +9,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 import ladder  # noqa: E402
-from tables_shared import e, f, table  # noqa: E402
+from tables_shared import e, f, sweep_cells, table  # noqa: E402
 
 STEP = os.path.basename(HERE).split("_")[0]
 
@@ -28,14 +28,11 @@ def rounding_table(results_dir):
     parts, progs = [], beside[:1] + [STEP] + beside[1:]  # the truncating version, the step, cuBLAS TF32
     for path in sorted(glob.glob(os.path.join(results_dir, "*-tf32-rounding.csv"))):
         rows = ladder.read_results(path)
-        get = {(r["program"], int(r["n"]), r["dist"]): r for r in rows}
         body = []
-        for dist in list(ladder.DISTS) + list(ladder.RANGE_DISTS):
-            for n in sorted({int(r["n"]) for r in rows if r["dist"] == dist}):
-                at = [get.get((p, n, dist)) for p in progs]
-                body.append([dist, str(n)] + [f(float(r["gflops"]) / 1e3, 1) if r else "" for r in at]
-                            + [f"{e(r['max_comp_err'])} / {e(r['avg_comp_err'])}" if r else "" for r in at]
-                            + [", ".join(r["status"] if r else "-" for r in at)])
+        for dist, n, at in sweep_cells(rows, progs, list(ladder.DISTS) + list(ladder.RANGE_DISTS), complete=False):
+            body.append([dist, str(n)] + [f(float(r["gflops"]) / 1e3, 1) if r else "" for r in at]
+                        + [f"{e(r['max_comp_err'])} / {e(r['avg_comp_err'])}" if r else "" for r in at]
+                        + [", ".join(r["status"] if r else "-" for r in at)])
         if not body:
             continue
         names = [ladder.label(p) if p in ladder.REFERENCE_NAMES else f"`{p}`" for p in progs]

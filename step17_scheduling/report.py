@@ -10,7 +10,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 import ladder  # noqa: E402
-from tables_shared import f, table  # noqa: E402
+from tables_shared import f, sweep_cells, table  # noqa: E402
 
 STEP = os.path.basename(HERE).split("_")[0]
 
@@ -33,17 +33,11 @@ def scheduling_table(results_dir):
     parts, progs = [], ["cublas_tf32", "step13", STEP]
     for path in sorted(glob.glob(os.path.join(results_dir, "*-scheduling.csv"))):
         rows = ladder.read_results(path)
-        get = {(r["program"], int(r["n"]), r["dist"]): r for r in rows}
         body = []
-        for dist in ladder.DISTS:
-            for n in sorted({int(r["n"]) for r in rows if r["dist"] == dist}):
-                at = [get.get((p, n, dist)) for p in progs]
-                if not all(at):
-                    continue
-                tflops = [float(r["gflops"]) / 1e3 for r in at]
-                body.append([dist, str(n)] + [f(t, 1) for t in tflops]
-                            + [f(tflops[2] / tflops[0], 3), f(tflops[2] / tflops[1], 3),
-                               ", ".join(r["status"] for r in at)])
+        for dist, n, at in sweep_cells(rows, progs):
+            tflops = [float(r["gflops"]) / 1e3 for r in at]
+            body.append([dist, str(n)] + [f(t, 1) for t in tflops]
+                        + [f(tflops[2] / tflops[0], 3), f(tflops[2] / tflops[1], 3), ", ".join(r["status"] for r in at)])
         if not body:
             continue
         dates = ", ".join(sorted({r["date"][:10] for r in rows}))

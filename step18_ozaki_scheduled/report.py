@@ -11,7 +11,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 import ladder  # noqa: E402
-from tables_shared import f, table  # noqa: E402
+from tables_shared import f, sweep_cells, table  # noqa: E402
 
 STEP = os.path.basename(HERE).split("_")[0]
 
@@ -34,17 +34,11 @@ def ozaki_scheduled_table(results_dir):
     parts, progs = [], ["cublas", "step14", "step16", STEP]
     for path in sorted(glob.glob(os.path.join(results_dir, "*-ozaki-scheduled.csv"))):
         rows = ladder.read_results(path)
-        get = {(r["program"], int(r["n"]), r["dist"]): r for r in rows}
         body = []
-        for dist in ladder.DISTS:
-            for n in sorted({int(r["n"]) for r in rows if r["dist"] == dist}):
-                at = [get.get((p, n, dist)) for p in progs]
-                if not all(at):
-                    continue
-                tflops = [float(r["gflops"]) / 1e3 for r in at]
-                body.append([dist, str(n)] + [f(t, 1) for t in tflops]
-                            + [f(t / tflops[0], 2) for t in tflops[1:]]
-                            + [", ".join(r["status"] for r in at)])
+        for dist, n, at in sweep_cells(rows, progs):
+            tflops = [float(r["gflops"]) / 1e3 for r in at]
+            body.append([dist, str(n)] + [f(t, 1) for t in tflops] + [f(t / tflops[0], 2) for t in tflops[1:]]
+                        + [", ".join(r["status"] for r in at)])
         if not body:
             continue
         dates = ", ".join(sorted({r["date"][:10] for r in rows}))
