@@ -104,6 +104,10 @@ CFLAGS := -std=c11 -O3 $(WARN) -fopenmp -I$(CUDA_HOME)/include -Icommon
 # step_info leaves the fields it does not need out: C zero-fills them (hence -Wno-...).
 NVCCFLAGS := -O3 $(ARCH_FLAGS) --threads 0 -Icommon -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers
 LDLIBS := -Xcompiler -fopenmp
+# A step's sources include headers of the steps it builds on (step 18: step 16's passes, step 17's
+# schedule): nvcc writes what each object includes beside it (obj/....d), and make reads those
+# files, so that a change to a header rebuilds exactly the programs that include it.
+DEPFLAGS := -MMD -MP
 
 # What was built with which flags: a change of ARCH or OPENBLAS rebuilds what depends on
 # it (make compares the stamps' contents, not only their dates).
@@ -198,7 +202,7 @@ $(HARNESS): $(HARNESS_OBJ)
 # nvcc, which brings the CUDA runtime; the step's object first, then the harness.
 define step_rule
 obj/$(2).o: $(1)/$(2).cu $$(wildcard $(1)/*.h) $$(HEADERS) $$(call arch_stamp_of,$(1)) | obj
-	$$(NVCC) $$(subst $$(ARCH_FLAGS),$$(call step_arch_flags,$(1)),$$(NVCCFLAGS)) \
+	$$(NVCC) $$(subst $$(ARCH_FLAGS),$$(call step_arch_flags,$(1)),$$(NVCCFLAGS)) $$(DEPFLAGS) \
 	    -DSTEP_ARCHS='"$$(call archs_of,$$(call step_arch_flags,$(1)))"' -c $$< -o $$@
 $(1)/$(2): obj/$(2).o $$(HARNESS)
 	$$(NVCC) $$(call step_arch_flags,$(1)) -o $$@ $$^ $$(LDLIBS)
@@ -212,7 +216,7 @@ $(foreach f,$(STEP_EXTRA_SOURCES),$(eval ARCH_$(f) := $(call exact_arch,$(f))))
 define extra_rule
 obj/$(basename $(1)): $(1) $$(wildcard $(dir $(1))*.h) $$(HEADERS) $$(HARNESS) $$(call arch_stamp_of,$(1))
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(subst $$(ARCH_FLAGS),$$(call step_arch_flags,$(1)),$$(NVCCFLAGS)) \
+	$$(NVCC) $$(subst $$(ARCH_FLAGS),$$(call step_arch_flags,$(1)),$$(NVCCFLAGS)) $$(DEPFLAGS) \
 	    -DSTEP_ARCHS='"$$(call archs_of,$$(call step_arch_flags,$(1)))"' -o $$@ $$< $$(HARNESS) $$(LDLIBS) \
 	    $(if $(shell grep -l 'cublas_v2\.h' $(1)),-lcublas)
 endef
@@ -228,7 +232,7 @@ variant_define = -D$(word 2,$(subst /, ,$(1)))=$(word 3,$(subst /, ,$(1)))
 obj/variants/%: $$(call variant_dir,$$*)/$$(notdir $$*).cu $$(wildcard $$(call variant_dir,$$*)/*.h) $$(HEADERS) \
                 $$(HARNESS) $$(ARCH_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(subst $(ARCH_FLAGS),$(call step_arch_flags,$(call variant_dir,$*)),$(NVCCFLAGS)) $(call variant_define,$*) \
+	$(NVCC) $(subst $(ARCH_FLAGS),$(call step_arch_flags,$(call variant_dir,$*)),$(NVCCFLAGS)) $(DEPFLAGS) $(call variant_define,$*) \
 	    -DSTEP_ARCHS='"$(call archs_of,$(call step_arch_flags,$(call variant_dir,$*)))"' -o $@ $< $(HARNESS) $(LDLIBS)
 
 # The ceiling: cuBLAS, built with the same harness.
@@ -251,7 +255,7 @@ VERSION_PROGRAMS := $(addprefix obj/versions/,$(VERSION_NAMES))
 define version_rule
 $(2)/%: $(1)/%.cu $$(HARNESS) $$(HEADERS) $(4)
 	@mkdir -p $$(@D)
-	$$(NVCC) $(3) -o $$@ $$< $$(HARNESS) $$(LDLIBS)
+	$$(NVCC) $(3) $$(DEPFLAGS) -o $$@ $$< $$(HARNESS) $$(LDLIBS)
 endef
 $(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/versions,\
     $$(subst $$(ARCH_FLAGS),$$(call version_arch,$(d),$$(ARCH_FLAGS)),$$(NVCCFLAGS)),$$(ARCH_STAMP))))
@@ -389,6 +393,9 @@ obj/harness_test: tests/harness_test.c tests/tap.h $(HARNESS) $(HEADERS) | obj
 
 obj obj/common obj/cpu obj/transpose:
 	mkdir -p $@
+
+# What each step's object, version and variant includes, as nvcc wrote it (DEPFLAGS).
+-include $(shell find obj -name '*.d' 2>/dev/null)
 
 ARGS ?= -n 1000
 # make stepNN: build and run. Without a GPU (exit 3), or on one that lacks what the step

@@ -172,7 +172,7 @@ def builds_on(binary):
         text = open(os.path.join(ROOT, binary + ".cu")).read()
     except OSError:
         return None
-    m = re.search(r'^\s*\.builds_on\s*=\s*"(\w+)"', text, re.M)
+    m = re.search(r'^\s*\.builds_on\s*=\s*"(\w+)[\w ]*"', text, re.M)  # the first step it names
     return m.group(1) if m else None
 
 

@@ -10,7 +10,7 @@
  * truncated to TF32, not rounded: every product a little too small, a bias that summing only
  * adds up; versions/step13_v3_truncated.cu is that step.) */
 #include "step.h"
-#include "device/block_order.h"
+#include "block_order.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
 #include "device/wgmma.h"
@@ -20,7 +20,7 @@
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 256     /* the padding: BM and every BN divide it */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (step 13's block_order.h) */
 
 /* A stage holds a BM x BK tile of A and a BN x BK tile of Bt; then the barriers, and 1024
  * bytes more to align the tiles as the swizzle needs. */

@@ -12,11 +12,11 @@
  * or Inf an FP32 GEMM gives there (every such element is NaN or Inf: Inf x 0 is NaN, Inf x b
  * is Inf). The pre-passes are part of the step's time. */
 #include "step.h"
-#include "device/block_order.h"
+#include "../step13_wgmma_tf32/block_order.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
 #include "device/tf32_mma.h"
-#include "device/three_tf32.h"
+#include "three_tf32.h"
 #include "device/wgmma.h"
 
 #define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
@@ -24,7 +24,7 @@
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 128     /* the padding: BM and every BN divide it */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (step 13's block_order.h) */
 #define FOURTH_PRODUCT_MAX_N 32 /* small x small kept up to this n (tests/short_sums.c) */
 
 /* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt; then the barriers,

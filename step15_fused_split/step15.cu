@@ -17,11 +17,11 @@
  * No pre-pass is left: the step is one kernel, after a memset of the marks and before the
  * NaN/Inf pass that returns at once when no input holds one. */
 #include "step.h"
-#include "device/block_order.h"
+#include "../step13_wgmma_tf32/block_order.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
 #include "device/tf32_mma.h"
-#include "device/three_tf32.h"
+#include "../step14_wgmma_3xtf32/three_tf32.h"
 #include "device/wgmma.h"
 
 #define BM 128       /* rows of C per block: one 64-row wgmma per consumer warpgroup */
@@ -29,7 +29,7 @@
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 2)) /* + the producer and the transform warpgroup */
 #define TILE 128     /* the padding: BM and every BN divide it */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (step 13's block_order.h) */
 #define FOURTH_PRODUCT_MAX_N 32 /* small x small kept up to this n (step 14's rule) */
 
 /* A stage: the raw A tile (BM x BK, K-major, swizzled by the TMA), the raw B tile (BK rows of

@@ -15,10 +15,8 @@
  *     back as C.
  * Both tensor maps typed TFLOAT32 (the TMA rounds to nearest), as in step 13. */
 #include "step.h"
-#include "device/block_order.h"
-#include "device/cluster.h"
-#include "device/mbarrier.h"
-#include "device/tma.h"
+#include "../step13_wgmma_tf32/block_order.h"
+#include "schedule.h"
 #include "device/wgmma.h"
 
 #ifndef CLUSTER
@@ -55,18 +53,6 @@ const struct step_info step_info = {
     .builds_on = "step13",
 };
 
-/* A consumer warpgroup is done with the stage of k tile `it`: it tells every block of the
- * cluster (each block's producer may overwrite this stage in all of them by multicast). */
-__device__ static __forceinline__ void release_stage(uint64_t *empty, int it)
-{
-    if (threadIdx.x % 128 != 0)
-        return;
-    mbarrier_arrive(&empty[it % STAGES]); /* this block's own, the plain arrive */
-    for (int cta = 0; cta < CLUSTER; cta++)
-        if (cta != (int)cluster_ctarank())
-            mbarrier_arrive_cluster(&empty[it % STAGES], cta);
-}
-
 /* A consumer thread's share of B^T, as wgmma's register fragment of its first operand (common/
  * device/wgmma.h): register v of a k-step holds element (n, k) of B^T, element (k, n) of B, with
  *   n = 64 consumer + 16 warp + lane / 4 + 8 (v % 2),   k = 8 k8 + lane % 4 + 4 (v / 2).
@@ -101,9 +87,8 @@ __device__ static __forceinline__ void consume_stage(const unsigned char *smem, 
                                                      int it, const int offset[4], bool first, uint32_t f[2][2][4],
                                                      float acc[128])
 {
-    const int s = it % STAGES;
-    mbarrier_wait_parity(&full[s], (it / STAGES) & 1);
-    const unsigned char *stage = smem + s * STAGE_BYTES;
+    schedule_wait_full(full, it, STAGES);
+    const unsigned char *stage = smem + it % STAGES * STAGE_BYTES;
     const uint64_t desc_a = wgmma_desc_k_sw128(stage); /* A's tile: the second operand, N = 256 */
 #pragma unroll
     for (int half = 0; half < 2; half++) {
@@ -117,7 +102,7 @@ __device__ static __forceinline__ void consume_stage(const unsigned char *smem, 
         wgmma_commit_group();
         wgmma_wait_group<1>();
         if (half == 0 && !first)
-            release_stage(empty, it - 1);
+            schedule_release(empty, it - 1, STAGES, CLUSTER);
     }
 }
 
@@ -141,14 +126,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     const int rank = (int)cluster_ctarank(), cluster = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
     const int rows = padded / BM, cluster_cols = padded / (BN * CLUSTER), tiles = rows * cluster_cols;
 
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; s++) {
-            mbarrier_init(&full[s], 1);
-            mbarrier_init(&empty[s], CONSUMERS * CLUSTER);
-        }
-        fence_mbarrier_init();
-    }
-    cluster_sync(); /* every barrier of the cluster initialised before any copy or arrive reaches it */
+    schedule_init(full, empty, STAGES, CONSUMERS * CLUSTER);
 
     if (warpgroup == 0) {
         setmaxnreg_dec<40>();
@@ -167,19 +145,14 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                 const int m0 = row * BM, n0 = (col * CLUSTER + rank) * BN;
                 for (int kt = 0; kt < kt_count; kt++, it++) {
                     const int s = it % STAGES;
-                    mbarrier_wait_parity(&empty[s], ((it / STAGES) & 1) ^ 1);
+                    schedule_wait_empty(empty, it, STAGES);
                     if (!issuer)
                         continue;
                     unsigned char *stage = smem + s * STAGE_BYTES;
                     /* all of the stage's bytes land here: A's tile (both halves), this block's B */
                     mbarrier_arrive_expect_tx(&full[s], STAGE_BYTES);
                     /* this block's part of A's tile, multicast to the whole cluster */
-                    if (CLUSTER == 1)
-                        cp_async_bulk_tensor_2d_global_to_shared(stage, &a_map, m0, kt * BK, &full[s]);
-                    else
-                        cp_async_bulk_tensor_2d_global_to_shared_multicast(
-                            stage + rank * A_PART_BYTES, &a_map, m0 + rank * (BM / CLUSTER), kt * BK, &full[s],
-                            (uint16_t)((1u << CLUSTER) - 1));
+                    schedule_load_shared(stage, &a_map, m0, BM, kt * BK, A_BYTES, &full[s], rank, CLUSTER);
                     for (int box = 0; box < B_BOXES; box++)
                         cp_async_bulk_tensor_2d_global_to_shared(stage + A_BYTES + box * B_BOX_BYTES, &b_map,
                                                                  kt * BK, n0 + box * B_BOX, &full[s]);
@@ -202,7 +175,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             for (int kt = 0; kt < kt_count; kt++, it++)
                 consume_stage(smem, full, empty, it, offset, kt == 0, f, acc);
             wgmma_wait_group<0>();
-            release_stage(empty, it - 1);
+            schedule_release(empty, it - 1, STAGES, CLUSTER);
 #pragma unroll
             for (int i = 0; i < 128; i++)
                 wgmma_fence_operand(&acc[i]);
@@ -216,7 +189,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             }
         }
     }
-    cluster_sync(); /* no block leaves while another may still arrive on its barriers */
+    schedule_finish();
 }
 
 /* What setup builds for the launches: the tensor maps, and how many clusters run at once. */
@@ -246,16 +219,7 @@ static void setup(struct step_run *run)
         exit(EXIT_CUDA_ERROR);
     }
     CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
-    /* As many clusters as fit on the GPU at once, one block per SM: the grid for every n. */
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(CLUSTER, 1, 1);
-    config.blockDim = dim3(THREADS, 1, 1);
-    config.dynamicSmemBytes = SMEM;
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&state->clusters, matmult_kernel, &config));
-    if (state->clusters < 1) {
-        fprintf(stderr, "%s: not one cluster of %d blocks fits on this GPU\n", step_info.program, CLUSTER);
-        exit(EXIT_CUDA_ERROR);
-    }
+    state->clusters = schedule_clusters((const void *)matmult_kernel, CLUSTER, THREADS, SMEM);
 }
 
 /* The persistent kernel alone: no more clusters than tiles. */
@@ -264,8 +228,8 @@ static void launch(const struct step_run *run)
     const struct step_state *state = (const struct step_state *)run->state;
     const struct dev_mats *m = &run->mats;
     const int padded = m->padded, tiles = (padded / BM) * (padded / (BN * CLUSTER));
-    const int clusters = state->clusters < tiles ? state->clusters : tiles;
-    matmult_kernel<<<clusters * CLUSTER, THREADS, SMEM>>>(state->a_map, state->b_map, m->c, m->ldc, padded);
+    matmult_kernel<<<schedule_blocks(state->clusters, tiles, CLUSTER), THREADS, SMEM>>>(state->a_map, state->b_map,
+                                                                                       m->c, m->ldc, padded);
 }
 
 static const struct step_ops ops = {.state_bytes = sizeof(struct step_state), .setup = setup, .launch = launch};

@@ -75,7 +75,7 @@ for my $v (sort keys %versions) {
     my @dirs = sort glob('step[0-9][0-9]_*');
     for my $i (1 .. $#dirs) {
         my ($this_dir) = $dirs[$i];
-        my ($declared) = slurp(($this_dir =~ /^(step\d\d)/ ? "$this_dir/$1.cu" : '')) =~ /^\s*\.builds_on\s*=\s*"(step\d\d)"/m;
+        my ($declared) = slurp(($this_dir =~ /^(step\d\d)/ ? "$this_dir/$1.cu" : '')) =~ /^\s*\.builds_on\s*=\s*"(step\d\d)[\w ]*"/m;
         my ($base) = $declared ? grep { /^\Q$declared\E_/ } @dirs : $dirs[$i - 1];
         my ($prev, $this) = map { my ($p) = /^(step\d\d)/; "$_/$p.cu" } $base, $this_dir;
         my ($num) = $dirs[$i] =~ /^step(\d\d)/;

@@ -10,7 +10,7 @@
  * the way; A, read as it is, reaches the tensor core unrounded and the hardware truncates it.
  * The pre-pass is part of the step's time. */
 #include "step.h"
-#include "device/block_order.h"
+#include "../block_order.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
 #include "device/tf32_mma.h"
@@ -23,7 +23,7 @@
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 256     /* the padding: BM and BN divide it */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (step 13's block_order.h) */
 
 #define A_TILE_BYTES (BM * BK * 4)
 #define B_TILE_BYTES (BN * BK * 4)

@@ -8,7 +8,7 @@
  * their largest magnitudes in [2^-50, 2^50), and no NaN or Inf (an Inf's small part is
  * Inf - Inf, a NaN). Version 2 takes FP32's whole range, version 3 NaN and Inf. */
 #include "step.h"
-#include "device/block_order.h"
+#include "../../step13_wgmma_tf32/block_order.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
 #include "device/tf32_mma.h"
@@ -21,7 +21,7 @@
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 128     /* the padding */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (step 13's block_order.h) */
 
 /* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt. */
 #define TILE_A (BM * BK * 4)

@@ -10,7 +10,7 @@
  * back in the epilogue. The pre-passes are part of the step's time.
  * No NaN or Inf yet: an Inf's small part is Inf - Inf, a NaN (version 3 takes them). */
 #include "step.h"
-#include "device/block_order.h"
+#include "../../step13_wgmma_tf32/block_order.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
 #include "device/tf32_mma.h"
@@ -23,7 +23,7 @@
 #define CONSUMERS 2  /* warpgroups that multiply */
 #define THREADS (128 * (CONSUMERS + 1))
 #define TILE 128     /* the padding */
-#define GROUP_M 8    /* blocks run in bands of 8 block rows (common/device/block_order.h) */
+#define GROUP_M 8    /* blocks run in bands of 8 block rows (step 13's block_order.h) */
 
 /* A stage holds big and small BM x BK tiles of A and BN x BK tiles of Bt. */
 #define TILE_A (BM * BK * 4)

@@ -1,5 +1,5 @@
 #!/usr/bin/env perl
-# Ozaki scheme II's arithmetic (common/ozaki.h), modelled exactly on the CPU by ozaki_model.c
+# Ozaki scheme II's arithmetic (ozaki.h in this step's folder), modelled exactly on the CPU by ozaki_model.c
 # beside this file: the remainder theorem gives the integer product back for every number of
 # moduli, the one rounding to FP32 is to nearest, the plan keeps the product's bound below P / 2;
 # the GPU's forms of the residue and of the reconstruction equal the reference forms; then the
@@ -26,12 +26,12 @@ unless (-x $model) {
     done_testing();
     exit;
 }
-open my $src, '<', "common/ozaki.h" or BAIL_OUT("common/ozaki.h: $!");
+open my $src, '<', "$folder/ozaki.h" or BAIL_OUT("$folder/ozaki.h: $!");
 my $header = join('', <$src>);
 my %define = $header =~ /^#define (OZAKI_DEFAULT_MODULI_SHORT|OZAKI_DEFAULT_MODULI_LONG|OZAKI_LONG_SUMS) (\d+)/mg;
 my ($default, $long, $long_from) = @define{qw(OZAKI_DEFAULT_MODULI_SHORT OZAKI_DEFAULT_MODULI_LONG OZAKI_LONG_SUMS)};
 ok(defined $default && defined $long && defined $long_from,
-   "common/ozaki.h defines the default counts: " . join(', ', map { "$_ = " . ($define{$_} // 'missing') } sort keys %define))
+   "$folder/ozaki.h defines the default counts: " . join(', ', map { "$_ = " . ($define{$_} // 'missing') } sort keys %define))
     or BAIL_OUT('no default to check');
 
 # TAP lines of the model, passed on.

@@ -1,4 +1,4 @@
-/* Ozaki scheme II on the CPU, exactly as common/ozaki.h defines it: the scaled integers, their
+/* Ozaki scheme II on the CPU, exactly as ozaki.h (in the step's folder) defines it: the scaled integers, their
  * residues, one exact integer product per modulus, the remainder theorem, one rounding to FP32.
  * What it checks (TAP), and what it measures (notes), by default:
  *

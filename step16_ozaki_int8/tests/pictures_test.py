@@ -1,5 +1,5 @@
 """Step 16's picture (its pictures.py; run by pictures.t beside this file): the moduli and the plan
-drawn are common/ozaki.h's, the worked example is the README's and comes back through the
+drawn are the step's ozaki.h's, the worked example is the README's and comes back through the
 remainder theorem; drawn twice, the same bytes. The step is this folder's: a copy tests itself.
 TAP output.
 """
@@ -13,12 +13,12 @@ from tap import done, ok  # noqa: E402
 
 FOLDER = folder_of(__file__)
 p16 = step_pictures(FOLDER)
-# ---- the remainder theorem (tc_ozaki): the moduli and the plan are common/ozaki.h's ----
-oz = source("common/ozaki.h")
+# ---- the remainder theorem (tc_ozaki): the moduli and the plan are the step's ozaki.h's ----
+oz = source(f"{FOLDER}/ozaki.h")
 ok(p16.MODULI == [int(m) for m in re.findall(r"(?:case \d+|default): return (\d+);", oz)]
    and f"#define OZAKI_DEFAULT_MODULI_SHORT {p16.DEFAULT_SHORT}" in oz
    and f"#define OZAKI_DEFAULT_MODULI_LONG {p16.DEFAULT_LONG}" in oz and f"#define OZAKI_LONG_SUMS {p16.LONG_SUMS}" in oz,
-   "tc_ozaki: the moduli and the default counts drawn are common/ozaki.h's")
+   "tc_ozaki: the moduli and the default counts drawn are the step's ozaki.h's")
 p1, p2, row, col = p16.EXAMPLE
 cells = {(x % p1, x % p2) for x in range(p1 * p2)}
 exact = sum(a * b for a, b in zip(row, col))

@@ -27,10 +27,11 @@ report = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(report)
 declared = json.load(open(os.path.join(FOLDER_PATH, "experiments.json")))
 variants = declared["variants"]
-source = open(os.path.join(FOLDER_PATH, STEP + ".cu")).read()
-most = int(re.search(r"#define OZAKI_MAX_MODULI (\d+)", open(os.path.join(ROOT, "common", "ozaki.h")).read()).group(1))
+source = "".join(open(os.path.join(FOLDER_PATH, f)).read() for f in sorted(os.listdir(FOLDER_PATH))
+                 if f.endswith((".cu", ".h")))  # the step's program and the headers it keeps beside it
+most = int(re.search(r"#define OZAKI_MAX_MODULI (\d+)", open(os.path.join(FOLDER_PATH, "ozaki.h")).read()).group(1))
 ok(f"#ifdef {variants['parameter']}" in source and all(2 <= v <= most for v in variants["values"]),
-   f"the variants are -D{variants['parameter']}=N, which {STEP}.cu reads, N within 2 ... {most} (ozaki.h)")
+   f"the variants are -D{variants['parameter']}=N, which {STEP}.cu's sources read, N within 2 ... {most} (ozaki.h)")
 counts = [str(v) for v in variants["values"][:2]]
 p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "experiment.py"), "sweep", "--step", STEP,
                     "--name", "moduli", "--sizes", "7", "--variants", " ".join(counts), "--plan"],

@@ -11,7 +11,7 @@
  * The arithmetic is step 13's: both tensor maps typed TFLOAT32 (the TMA rounds to nearest), the
  * same wgmma in the same order over k, so every element of C is step 13's bit for bit. */
 #include "step.h"
-#include "device/block_order.h"
+#include "../../step13_wgmma_tf32/block_order.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
 #include "device/wgmma.h"
@@ -88,7 +88,7 @@ __device__ static __forceinline__ void consume_stage(const unsigned char *smem, 
 }
 
 /* The persistent kernel: block b computes the block tiles b, b + B, ... (B blocks), in the order
- * of banded_tile (common/device/block_order.h). Warpgroup 0 produces, 1 and 2 consume, as in step 13;
+ * of banded_tile (step 13's block_order.h). Warpgroup 0 produces, 1 and 2 consume, as in step 13;
  * the stages' ring and its barriers' phases run on across tiles (it counts k tiles from the
  * start). full[s]: the stage's bytes have landed (A's tile and Bt's, from this block's copies);
  * empty[s]: both consumer warpgroups are done with it. */

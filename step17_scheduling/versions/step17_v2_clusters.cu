@@ -14,7 +14,7 @@
  * The arithmetic is step 13's: both tensor maps typed TFLOAT32 (the TMA rounds to nearest), the
  * same wgmma in the same order over k, so every element of C is step 13's bit for bit. */
 #include "step.h"
-#include "device/block_order.h"
+#include "../../step13_wgmma_tf32/block_order.h"
 #include "device/cluster.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"

@@ -17,7 +17,7 @@
  *     back as C.
  * Both tensor maps typed TFLOAT32 (the TMA rounds to nearest), as in step 13. */
 #include "step.h"
-#include "device/block_order.h"
+#include "../../step13_wgmma_tf32/block_order.h"
 #include "device/cluster.h"
 #include "device/mbarrier.h"
 #include "device/tma.h"
