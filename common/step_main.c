@@ -264,7 +264,9 @@ static void describe(const struct options *opt, const struct step_math *chosen)
                    "rows_checked,tolerance,status,config,smem_bytes,smem_limit,dist,precision," \
                    "max_comp_err,avg_comp_err"
 
-int main(int argc, char **argv)
+/* One run of the program, as its command line asks: what main() does, and what --batch does for
+ * each of its lines. Returns the exit code. */
+static int run_once(int argc, char **argv)
 {
     struct options opt;
     const char *program = step_info.program;
@@ -428,4 +430,51 @@ int main(int argc, char **argv)
     free(b);
     free(c);
     return pass ? EXIT_PASS : EXIT_INACCURATE;
+}
+
+/* --batch FILE: the runs FILE lists, one a line (the arguments separated by tabs), made one after
+ * the other in this one process, each exactly as the program started with those arguments would
+ * make it. What it saves is the CUDA start-up, paid once instead of once a run: for a test suite of
+ * a few thousand small runs the larger part of its time. After each run the program writes a line
+ * BATCH_MARK, its exit code and its wall seconds, to stdout and to stderr (each stream is flushed
+ * there, so that what a run printed is whole and its own). A run that ends the process (bad usage,
+ * a GPU that lacks a feature, a CUDA error) ends it with its own exit code, after its own output: the
+ * runs after it did not happen (tests/lib.pl makes them again). The first line on stdout says the
+ * program takes --batch at all. */
+#define BATCH_MARK "\036batch"
+#define BATCH_MAX_ARGS 64
+static int run_batch(const char *program, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        usage_error(program, "--batch %s: %s", path, strerror(errno));
+    printf(BATCH_MARK " start\n");
+    char line[16384];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *args[BATCH_MAX_ARGS + 2] = {(char *)program};
+        int count = 1;
+        for (char *word = strtok(line, "\t"); word; word = strtok(NULL, "\t")) {
+            if (count > BATCH_MAX_ARGS)
+                usage_error(program, "--batch %s: a line of more than %d arguments", path, BATCH_MAX_ARGS);
+            args[count++] = word;
+        }
+        args[count] = NULL;
+        const double started = wall_ms();
+        const int code = run_once(count, args);
+        const double took = (wall_ms() - started) / 1e3;
+        printf(BATCH_MARK " %d %.3f\n", code, took);
+        fprintf(stderr, BATCH_MARK " %d\n", code);
+        fflush(stdout);
+        fflush(stderr);
+    }
+    fclose(f);
+    return EXIT_PASS;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--batch") == 0)
+        return run_batch(step_info.program, argv[2]);
+    return run_once(argc, argv);
 }

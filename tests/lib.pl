@@ -80,17 +80,57 @@ sub run {
 # run_many($jobs, \@argv, ...) -> ([code, out, err], ...) in the order given: the commands
 # run $jobs at a time (a test file's runs are mostly tiny and the GPU is mostly idle: what
 # they wait on is each process's CUDA start-up). Each command keeps the environment it
-# names first, as NAME=value words (see run_key).
+# names first, as NAME=value words (see run_key). The runs of one program of the harness (a
+# step, a version or variant, a reference) in one environment go in batches, several runs to a
+# process (--batch, common/step_main.c), so that each batch pays the CUDA start-up once; each
+# run's exit code and output are its own, as if it had run alone. A batch a run ends early (its
+# own exit: bad usage, a missing feature) is taken up again from the run after it. TEST_BATCH=1:
+# one run a process, as a student's shell makes them.
+my $BATCH_MARK = "\x1ebatch";
+my $BATCHED = qr{^(?:step\d\d_\w+/step\d\d|obj/(?:test/)?versions/\w+|obj/variants/\S+|cublas/cublas|cutlass/cutlass)$};
+sub batch_size { my ($count, $jobs) = @_; my $share = int(($count + $jobs - 1) / $jobs); $share > 8 ? $share : 8 }
 sub run_many {
     my ($jobs, @cmds) = @_;
     return map { [run(@$_)] } @cmds if $DRY_RUN && !grep { $_ eq '--describe' } map { @$_ } @cmds;
+    # The work, as lists of command indexes: each alone, or a program's runs in batches.
+    my (%group, @work);
+    for my $i (0 .. $#cmds) {
+        my @cmd = @{ $cmds[$i] };
+        my @env;
+        push @env, shift @cmd while @cmd && $cmd[0] =~ /^\w+=/;
+        # (a line a run, its words between tabs: an empty word or one with a tab or newline runs alone)
+        if (($ENV{TEST_BATCH} // '') ne '1' && @cmd && $cmd[0] =~ $BATCHED && @cmd <= 60
+            && !grep { $_ eq '' || /[\t\n]/ } @cmd) {
+            push @{ $group{ join("\0", @env, $cmd[0]) } }, $i;
+        } else {
+            push @work, [$i];
+        }
+    }
+    for my $key (sort keys %group) {
+        my @all = @{ $group{$key} };
+        my $size = batch_size(scalar @all, $jobs);
+        push @work, [splice @all, 0, $size] while @all;
+    }
     my (@results, %running);
-    my $next = 0;
-    while ($next < @cmds || %running) {
-        while ($next < @cmds && keys %running < $jobs) {
-            my @cmd = @{ $cmds[$next] };
+    while (@work || %running) {
+        while (@work && keys %running < $jobs) {
+            my @indexes = @{ shift @work };
+            my @cmd = @{ $cmds[ $indexes[0] ] };
             my %env;
             $env{$1} = $2 while @cmd && $cmd[0] =~ /^(\w+)=(.*)$/s && shift @cmd;
+            my $batch;
+            if (@indexes > 1) { # the program and its runs' arguments, one run a line
+                my $bfh;
+                ($bfh, $batch) = tempfile(UNLINK => 1);
+                for my $i (@indexes) {
+                    my @words = @{ $cmds[$i] };
+                    shift @words while $words[0] =~ /^\w+=/;
+                    shift @words;
+                    print $bfh join("\t", @words), "\n";
+                }
+                close $bfh;
+                @cmd = ($cmd[0], '--batch', $batch);
+            }
             my ($ofh, $ofile) = tempfile(UNLINK => 1);
             my ($efh, $efile) = tempfile(UNLINK => 1);
             my $pid = fork() // die "fork: $!";
@@ -101,18 +141,41 @@ sub run_many {
                 open STDERR, '>', $efile;
                 exec @cmd or do { print STDERR "cannot run $cmd[0]: $!\n"; exit 127 };
             }
-            $running{$pid} = [$next++, $ofile, $efile, time_hires(), \@cmd];
+            $running{$pid} = [\@indexes, $ofile, $efile, time_hires(), $batch];
         }
         my $pid = waitpid(-1, 0);
         my $job = delete $running{$pid} or next;
-        my ($i, $ofile, $efile, $started, $cmd) = @$job;
+        my ($indexes, $ofile, $efile, $started, $batch) = @$job;
         my $code = $? & 127 ? 128 + ($? & 127) : $? >> 8;
-        log_run_time($started, @$cmd) if $ENV{TEST_RUN_LOG};
         local $/;
         open my $o, '<', $ofile; my $out = <$o> // '';
         open my $e, '<', $efile; my $err = <$e> // '';
-        unlink $ofile, $efile;
-        $results[$i] = [$code, $out, $err];
+        unlink $ofile, $efile, ($batch // ());
+        if (!$batch) {
+            log_run_time($started, @{ $cmds[ $indexes->[0] ] }) if $ENV{TEST_RUN_LOG};
+            $results[ $indexes->[0] ] = [$code, $out, $err];
+            next;
+        }
+        # A program that does not take --batch: each of its runs alone.
+        unless ($out =~ s/^\Q$BATCH_MARK\E start\n//) {
+            unshift @work, map { [$_] } @$indexes;
+            next;
+        }
+        my @outs = split /\Q$BATCH_MARK\E (-?\d+) ([\d.]+)\n/, $out, -1;
+        my @errs = split /\Q$BATCH_MARK\E -?\d+\n/, $err, -1;
+        my $done = 0;
+        while (@outs >= 3 && $done < @$indexes) {
+            my ($text, $run_code, $seconds) = splice @outs, 0, 3;
+            my $i = $indexes->[$done++];
+            $results[$i] = [$run_code, $text, shift(@errs) // ''];
+            log_run_time(time_hires() - $seconds, @{ $cmds[$i] }) if $ENV{TEST_RUN_LOG};
+        }
+        next if $done == @$indexes;
+        # The run that ended the process: its exit code and what it printed; the rest again.
+        my $i = $indexes->[$done++];
+        $results[$i] = [$code, join('', @outs), join('', @errs)];
+        log_run_time($started, @{ $cmds[$i] }) if $ENV{TEST_RUN_LOG};
+        unshift @work, [@$indexes[$done .. $#$indexes]] if $done < @$indexes;
     }
     return @results;
 }
