@@ -4,8 +4,9 @@ struct step_ops; the multi-GPU chapter's struct algorithm, multigpu/cluster.h), 
 reference, peer, chapter program, test helper or harness source keeps mutable data between runs in a
 static, a thread-local or a global (a file-scope variable, a __device__ one included; in C++ a
 namespace-scope one or a static member too). Declaration by declaration, on the sources with
-comments, strings and preprocessor lines removed: a declaration that is not a function, a type or
-const is reported. TAP output (tests/24-no-hidden-state.t)."""
+comments, strings and preprocessor lines removed: a static or thread-local anywhere, or a variable at
+file or namespace scope, is reported unless it is a function, a type or const. TAP output
+(tests/24-no-hidden-state.t)."""
 import glob
 import os
 import re
