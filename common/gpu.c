@@ -1,15 +1,13 @@
+#define _GNU_SOURCE /* program_invocation_short_name */
 #include "gpu.h"
 #include "args.h"
 #include "timing.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
-
-/* Set by gpu_open, for the messages of cuda_check. */
-static const char *gpu_program = "cuda";
-static int gpu_cc_major, gpu_cc_minor, gpu_driver, gpu_runtime;
 
 int cuda_exit_code(cudaError_t err)
 {
@@ -30,36 +28,47 @@ int cuda_exit_code(cudaError_t err)
     }
 }
 
-static void print_versions(char *out, size_t size)
+static void print_versions(char *out, size_t size, int driver, int runtime)
 {
     snprintf(out, size, "the driver supports CUDA %d.%d, this program was built with CUDA %d.%d",
-             gpu_driver / 1000, gpu_driver % 1000 / 10, gpu_runtime / 1000, gpu_runtime % 1000 / 10);
+             driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
 }
 
+/* The name the C library took from argv[0]: a step's binary is named after its step. */
 const char *gpu_program_name(void)
 {
-    return gpu_program;
+    return program_invocation_short_name;
 }
 
+/* What the line says beside the error is asked for when it is written, not kept from gpu_open:
+ * the current device's compute capability, the driver's and the runtime's versions. */
 void cuda_check(cudaError_t err, const char *what, const char *file, int line)
 {
     if (err == cudaSuccess)
         return;
     const int code = cuda_exit_code(err);
-    char versions[128];
-    print_versions(versions, sizeof versions);
-    if (code == EXIT_NO_KERNEL_IMAGE)
+    if (code == EXIT_NO_KERNEL_IMAGE) {
+        int device = 0, major = 0, minor = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
         fprintf(stderr, "%s: this binary holds no code for this GPU (compute capability %d.%d; %s at %s:%d): "
                 "rebuild on this machine with `make clean all`, or `make ARCH=sm_%d%d all`\n",
-                gpu_program, gpu_cc_major, gpu_cc_minor, what, file, line, gpu_cc_major, gpu_cc_minor);
-    else if (code == EXIT_OLD_DRIVER)
+                gpu_program_name(), major, minor, what, file, line, major, minor);
+    } else if (code == EXIT_OLD_DRIVER) {
+        int driver = 0, runtime = 0;
+        cudaDriverGetVersion(&driver);
+        cudaRuntimeGetVersion(&runtime);
+        char versions[128];
+        print_versions(versions, sizeof versions, driver, runtime);
         fprintf(stderr, "%s: the NVIDIA driver is too old for this build (%s, %s; %s at %s:%d): "
                 "install a newer driver, or build with a CUDA toolkit no newer than the driver\n",
-                gpu_program, cudaGetErrorName(err), versions, what, file, line);
-    else
+                gpu_program_name(), cudaGetErrorName(err), versions, what, file, line);
+    } else {
         fprintf(stderr, "%s: CUDA error %s (%d): %s, in %s at %s:%d (not a problem of the input: "
                 "check the GPU with nvidia-smi, run the program under compute-sanitizer)\n",
-                gpu_program, cudaGetErrorName(err), (int)err, cudaGetErrorString(err), what, file, line);
+                gpu_program_name(), cudaGetErrorName(err), (int)err, cudaGetErrorString(err), what, file, line);
+    }
     exit(code);
 }
 
@@ -87,25 +96,25 @@ static size_t smem_cap(const char *program)
 
 void gpu_open(const char *program, struct gpu_device *dev)
 {
-    gpu_program = program;
     memset(dev, 0, sizeof *dev);
     const size_t cap = smem_cap(program);
     /* The driver first: without one there is no GPU (the runtime would only say the
      * driver is "insufficient"); one older than this build is a driver to update. */
-    cudaDriverGetVersion(&gpu_driver);
-    cudaRuntimeGetVersion(&gpu_runtime);
-    if (gpu_driver == 0) {
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    if (driver == 0) {
         fprintf(stderr, "%s: no NVIDIA GPU here (no CUDA driver installed); this program needs one. "
                 "Without a GPU, make builds everything, make cpu runs the CPU chapter and make test "
                 "runs the unit tests (GPU tests skip)\n", program);
         exit(EXIT_NO_GPU);
     }
-    if (gpu_driver / 1000 < gpu_runtime / 1000) {
+    if (driver / 1000 < runtime / 1000) {
         char versions[128];
-        print_versions(versions, sizeof versions);
+        print_versions(versions, sizeof versions, driver, runtime);
         fprintf(stderr, "%s: the NVIDIA driver is too old for this build (%s): install a driver for CUDA "
                 "%d or newer, or build with a CUDA toolkit no newer than the driver\n",
-                program, versions, gpu_runtime / 1000);
+                program, versions, runtime / 1000);
         exit(EXIT_OLD_DRIVER);
     }
     int count = 0;
@@ -113,7 +122,7 @@ void gpu_open(const char *program, struct gpu_device *dev)
     if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) {
         const char *visible = getenv("CUDA_VISIBLE_DEVICES");
         fprintf(stderr, "%s: no CUDA device visible (a driver for CUDA %d.%d is installed%s%s%s); "
-                "this program needs an NVIDIA GPU\n", program, gpu_driver / 1000, gpu_driver % 1000 / 10,
+                "this program needs an NVIDIA GPU\n", program, driver / 1000, driver % 1000 / 10,
                 visible ? ", CUDA_VISIBLE_DEVICES='" : "", visible ? visible : "", visible ? "'" : "");
         exit(EXIT_NO_GPU);
     }
@@ -123,9 +132,9 @@ void gpu_open(const char *program, struct gpu_device *dev)
     CUDA_CHECK(cudaGetDevice(&dev->id));
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev->id));
     dev->sm_count = prop.multiProcessorCount;
-    dev->cc_major = gpu_cc_major = prop.major;
-    dev->cc_minor = gpu_cc_minor = prop.minor;
-    dev->driver_version = gpu_driver;
+    dev->cc_major = prop.major;
+    dev->cc_minor = prop.minor;
+    dev->driver_version = driver;
     CUDA_CHECK(cudaDeviceGetAttribute(&dev->clock_khz, cudaDevAttrClockRate, dev->id));
     dev->smem_device_optin = dev->smem_per_block_optin = prop.sharedMemPerBlockOptin;
     dev->smem_per_sm = prop.sharedMemPerMultiprocessor;

@@ -49,7 +49,8 @@ struct gpu_device {
  * device: one line, exit EXIT_NO_GPU; a driver older than this build: EXIT_OLD_DRIVER;
  * a bad MATMUL_SMEM_LIMIT: EXIT_USAGE. */
 void gpu_open(const char *program, struct gpu_device *dev);
-/* The program name gpu_open was given ("cuda" before it), for other libraries' error lines. */
+/* The program's name for the error lines of CUDA and the libraries: the file it was started as,
+ * without its folder (a step's binary is named after its step). */
 const char *gpu_program_name(void);
 
 /* A technique this GPU lacks: with compute capability below min_cc (e.g. 80 for 8.0),

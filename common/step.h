@@ -1,7 +1,8 @@
 /* The contract between a step and the harness. A step's .cu file defines
  * step_info and matmult_gpu (the article's matmultCUDA); common/step_main.c does
  * everything else: options, inputs, timing passes, the check and the report. From step 06
- * on, matmult_gpu hands its step_ops to common/padded.c, which holds everything a run needs. */
+ * on, matmult_gpu hands its step_ops to common/padded.c, which holds everything a run needs
+ * (MATMULT_GPU_PADDED below: one line). */
 #ifndef STEP_H
 #define STEP_H
 
@@ -144,6 +145,19 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
  * configuration and arithmetic of measured (config, math). The steps after 06 call it. */
 void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int tile,
                     const struct step_ops *ops, int kernel_reps, struct gpu_run *measured);
+
+/* The matmult_gpu of every program that hands its run to matmult_padded (steps 06 on, their
+ * versions, cuBLAS and GEMMul8 with a tile of 1), written once: MATMULT_GPU_PADDED(TILE, ops)
+ * at the end of a step defines
+ *     void matmult_gpu(a, lda, b, ldb, c, ldc, n, kernel_reps, run)
+ *     { matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run); }
+ * so that what differs between two steps (the tile, the ops) is all their diff shows. */
+#define MATMULT_GPU_PADDED(tile, ops)                                                                        \
+    void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int kernel_reps, \
+                     struct gpu_run *run)                                                                     \
+    {                                                                                                         \
+        matmult_padded(a, lda, b, ldb, c, ldc, n, (tile), &(ops), kernel_reps, run);                          \
+    }
 
 
 #ifdef __cplusplus

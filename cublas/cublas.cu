@@ -63,8 +63,4 @@ static const struct step_ops ops = {.state_bytes = sizeof(struct step_state), .s
 /* The steps' shared host function (common/padded.c), with a tile of 1: pitched
  * rows, no padding of n. cuBLAS gets the same allocation, copies and timing as the steps
  * it is the ceiling for. */
-void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
-                 int kernel_reps, struct gpu_run *run)
-{
-    matmult_padded(a, lda, b, ldb, c, ldc, n, 1, &ops, kernel_reps, run);
-}
+MATMULT_GPU_PADDED(1, ops)

@@ -89,8 +89,4 @@ static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .state_b
                                     .setup = setup, .launch = launch, .teardown = teardown};
 
 /* The steps' shared host function (common/padded.c), with a tile of 1: pitched rows, no padding. */
-void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int kernel_reps,
-                 struct gpu_run *run)
-{
-    matmult_padded(a, lda, b, ldb, c, ldc, n, 1, &ops, kernel_reps, run);
-}
+MATMULT_GPU_PADDED(1, ops)

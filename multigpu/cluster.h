@@ -52,6 +52,10 @@ struct cluster {
     ncclComm_t world[MAX_GPUS]; /* all GPUs, rank g on GPU g */
     cudaStream_t stream[MAX_GPUS];
     cublasHandle_t blas[MAX_GPUS];
+    /* GPU g's own struct for the algorithm running (its blocks, communicators, events: its
+     * state_bytes), zeroed; the driver allocates every GPU's before setup and frees them after
+     * teardown, so an algorithm keeps nothing between runs and a GPU may read its peers'. */
+    void *state[MAX_GPUS];
 };
 
 
@@ -65,6 +69,9 @@ struct algorithm {
     /* 1: run can do its communication alone and its products alone (RUN_COMM, RUN_GEMM); 0:
      * they are one library call, timed only together. */
     int parts_apart;
+    /* The size of the struct each GPU keeps from setup to teardown (cluster.state[g]), as a
+     * step's state_bytes (common/step.h); 0: none. */
+    size_t state_bytes;
     /* NULL when it can run here, else why not (cuBLASMp not built, its NCCL too old), in one
      * line that may be written into why (why_size bytes, the caller's). */
     const char *(*unavailable)(const struct cluster *cl, char *why, size_t why_size);

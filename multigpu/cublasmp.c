@@ -23,12 +23,16 @@
 #else
 #define MP_FUNCTIONS(X) MP_CORE(X)
 #endif
-#define MP_POINTER(f) static __typeof__(f) *p_##f;
-MP_FUNCTIONS(MP_POINTER)
+/* The functions, as dlsym finds them: a table that whoever loads the library owns (each GPU's
+ * state, or the caller that only asks whether it loads). */
+#define MP_POINTER(f) __typeof__(f) *f;
+struct mp_library {
+    MP_FUNCTIONS(MP_POINTER)
+};
 
-/* NULL once loaded, else why not (written into why). A second call finds the library loaded
- * already (dlopen counts them) and resolves the same functions again. */
-static const char *mp_load(char *why, size_t why_size)
+/* NULL once loaded into mp, else why not (written into why). A second call finds the library
+ * loaded already (dlopen counts them) and resolves the same functions again. */
+static const char *mp_load(struct mp_library *mp, char *why, size_t why_size)
 {
     void *lib = dlopen(CUBLASMP_LIB, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
@@ -36,7 +40,7 @@ static const char *mp_load(char *why, size_t why_size)
         return why;
     }
 #define MP_RESOLVE(f) \
-    if (!(p_##f = (__typeof__(f) *)dlsym(lib, #f))) { \
+    if (!(mp->f = (__typeof__(f) *)dlsym(lib, #f))) { \
         snprintf(why, why_size, "cuBLASMp at " CUBLASMP_LIB " lacks " #f); \
         return why; \
     }
@@ -53,7 +57,9 @@ static void mp_check(cublasMpStatus_t s, const char *what)
     exit(EXIT_CUDA_ERROR);
 }
 
+/* Each GPU's: cl->state[g] (cluster.h). */
 struct mp_gpu {
+    struct mp_library mp; /* cuBLASMp's functions, loaded in setup */
     cublasMpHandle_t handle;
     cublasMpGrid_t grid;
     cublasMpMatrixDescriptor_t desc_at, desc_bt, desc_ct; /* A^T, B^T, C^T */
@@ -63,7 +69,6 @@ struct mp_gpu {
     void *d_work, *h_work;
     size_t d_bytes, h_bytes;
 };
-static struct mp_gpu mine[MAX_GPUS];
 
 static long block_size(const struct cluster *cl)
 {
@@ -73,7 +78,8 @@ static long block_size(const struct cluster *cl)
 static const char *mp_unavailable(const struct cluster *cl, char *why, size_t why_size)
 {
     (void)cl;
-    const char *not_loaded = mp_load(why, why_size);
+    struct mp_library mp;
+    const char *not_loaded = mp_load(&mp, why, why_size);
     if (not_loaded)
         return not_loaded;
     int nccl = 0;
@@ -119,21 +125,25 @@ static void exchange(const struct cluster *cl, struct mp_gpu *s, float *local, f
 
 static void mp_setup(struct cluster *cl, int g, const float *a, const float *b)
 {
-    struct mp_gpu *s = &mine[g];
+    struct mp_gpu *s = cl->state[g];
     const long n = cl->n, nb = block_size(cl);
-    memset(s, 0, sizeof *s);
+    char why[300];
+    if (mp_load(&s->mp, why, sizeof why)) { /* loaded before, by mp_unavailable: not expected */
+        fprintf(stderr, "multigpu: %s\n", why);
+        exit(EXIT_NO_FEATURE);
+    }
     /* Column-major grid: rank g sits at (g mod prow, g / prow). */
     s->myrow = g % cl->prow;
     s->mycol = g / cl->prow;
-    MP_CHECK(p_cublasMpCreate(&s->handle, cl->stream[g]));
-    MP_CHECK(p_cublasMpGridCreate(cl->prow, cl->pcol, CUBLASMP_GRID_LAYOUT_COL_MAJOR, cl->world[g], &s->grid));
-    s->rows = p_cublasMpNumroc(n, nb, (uint32_t)s->myrow, 0, (uint32_t)cl->prow);
-    s->cols = p_cublasMpNumroc(n, nb, (uint32_t)s->mycol, 0, (uint32_t)cl->pcol);
+    MP_CHECK(s->mp.cublasMpCreate(&s->handle, cl->stream[g]));
+    MP_CHECK(s->mp.cublasMpGridCreate(cl->prow, cl->pcol, CUBLASMP_GRID_LAYOUT_COL_MAJOR, cl->world[g], &s->grid));
+    s->rows = s->mp.cublasMpNumroc(n, nb, (uint32_t)s->myrow, 0, (uint32_t)cl->prow);
+    s->cols = s->mp.cublasMpNumroc(n, nb, (uint32_t)s->mycol, 0, (uint32_t)cl->pcol);
     s->lld = s->rows > 1 ? s->rows : 1;
     cublasMpMatrixDescriptor_t *descs[3] = {&s->desc_at, &s->desc_bt, &s->desc_ct};
     float **locals[3] = {&s->at, &s->bt, &s->ct};
     for (int d = 0; d < 3; d++) {
-        MP_CHECK(p_cublasMpMatrixDescriptorCreate(n, n, nb, nb, 0, 0, s->lld, CUDA_R_32F, s->grid, descs[d]));
+        MP_CHECK(s->mp.cublasMpMatrixDescriptorCreate(n, n, nb, nb, 0, 0, s->lld, CUDA_R_32F, s->grid, descs[d]));
         *locals[d] = device_alloc(sizeof(float) * (size_t)(s->lld * (s->cols > 0 ? s->cols : 1)));
     }
     exchange(cl, s, s->at, (float *)a, 1, cl->stream[g]);
@@ -142,11 +152,11 @@ static void mp_setup(struct cluster *cl, int g, const float *a, const float *b)
                                cl->stream[g]));
     const float one = 1.0f, zero = 0.0f;
     const cublasComputeType_t compute = cl->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    MP_CHECK(p_cublasMpGemm_bufferSize(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, s->bt, 1, 1, s->desc_bt,
-                                     s->at, 1, 1, s->desc_at, &zero, s->ct, 1, 1, s->desc_ct, compute, &s->d_bytes,
-                                     &s->h_bytes));
+    MP_CHECK(s->mp.cublasMpGemm_bufferSize(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, s->bt, 1, 1, s->desc_bt,
+                                        s->at, 1, 1, s->desc_at, &zero, s->ct, 1, 1, s->desc_ct, compute, &s->d_bytes,
+                                        &s->h_bytes));
 #if CUBLASMP_VERSION >= 800
-    MP_CHECK(p_cublasMpMalloc(s->grid, &s->d_work, s->d_bytes > 0 ? s->d_bytes : 1));
+    MP_CHECK(s->mp.cublasMpMalloc(s->grid, &s->d_work, s->d_bytes > 0 ? s->d_bytes : 1));
 #else
     s->d_work = device_alloc(s->d_bytes > 0 ? s->d_bytes : 1);
 #endif
@@ -160,46 +170,47 @@ static void mp_setup(struct cluster *cl, int g, const float *a, const float *b)
 
 static void mp_run(struct cluster *cl, int g, enum run_parts parts)
 {
-    struct mp_gpu *s = &mine[g];
+    struct mp_gpu *s = cl->state[g];
     const long n = cl->n;
     const float one = 1.0f, zero = 0.0f;
     const cublasComputeType_t compute = cl->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     (void)parts; /* cuBLASMp's communication and products are one call */
-    MP_CHECK(p_cublasMpGemm(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, s->bt, 1, 1, s->desc_bt, s->at, 1, 1,
-                          s->desc_at, &zero, s->ct, 1, 1, s->desc_ct, compute, s->d_work, s->d_bytes, s->h_work,
-                          s->h_bytes));
+    MP_CHECK(s->mp.cublasMpGemm(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, s->bt, 1, 1, s->desc_bt, s->at, 1,
+                                1, s->desc_at, &zero, s->ct, 1, 1, s->desc_ct, compute, s->d_work, s->d_bytes,
+                                s->h_work, s->h_bytes));
 }
 
 static void mp_gather(struct cluster *cl, int g, float *c)
 {
-    exchange(cl, &mine[g], mine[g].ct, c, 0, cl->stream[g]);
+    struct mp_gpu *s = cl->state[g];
+    exchange(cl, s, s->ct, c, 0, cl->stream[g]);
     CUDA_CHECK(cudaStreamSynchronize(cl->stream[g]));
 }
 
 static void mp_teardown(struct cluster *cl, int g)
 {
-    (void)cl;
-    struct mp_gpu *s = &mine[g];
+    struct mp_gpu *s = cl->state[g];
     CUDA_CHECK(cudaDeviceSynchronize());
 #if CUBLASMP_VERSION >= 800
-    MP_CHECK(p_cublasMpFree(s->grid, s->d_work));
+    MP_CHECK(s->mp.cublasMpFree(s->grid, s->d_work));
 #else
     CUDA_CHECK(cudaFree(s->d_work));
 #endif
     free(s->h_work);
-    MP_CHECK(p_cublasMpMatrixDescriptorDestroy(s->desc_at));
-    MP_CHECK(p_cublasMpMatrixDescriptorDestroy(s->desc_bt));
-    MP_CHECK(p_cublasMpMatrixDescriptorDestroy(s->desc_ct));
+    MP_CHECK(s->mp.cublasMpMatrixDescriptorDestroy(s->desc_at));
+    MP_CHECK(s->mp.cublasMpMatrixDescriptorDestroy(s->desc_bt));
+    MP_CHECK(s->mp.cublasMpMatrixDescriptorDestroy(s->desc_ct));
     CUDA_CHECK(cudaFree(s->at));
     CUDA_CHECK(cudaFree(s->bt));
     CUDA_CHECK(cudaFree(s->ct));
-    MP_CHECK(p_cublasMpGridDestroy(s->grid));
-    MP_CHECK(p_cublasMpDestroy(s->handle));
+    MP_CHECK(s->mp.cublasMpGridDestroy(s->grid));
+    MP_CHECK(s->mp.cublasMpDestroy(s->handle));
 }
 
 const struct algorithm cublasmp_algorithm = {
     .name = "cublasmp",
     .what = "cuBLASMp's cublasMpGemm, 2-D block-cyclic on the same grid (nb = --panel)",
+    .state_bytes = sizeof(struct mp_gpu),
     .unavailable = mp_unavailable,
     .device_bytes = mp_device_bytes,
     .setup = mp_setup,
@@ -212,7 +223,10 @@ int cublasmp_version(void)
 {
     int version = 0;
     char why[300];
-    return mp_load(why, sizeof why) == NULL && p_cublasMpGetVersion(&version) == CUBLASMP_STATUS_SUCCESS ? version : 0;
+    struct mp_library mp;
+    if (mp_load(&mp, why, sizeof why) != NULL || mp.cublasMpGetVersion(&version) != CUBLASMP_STATUS_SUCCESS)
+        return 0;
+    return version;
 }
 
 #else /* built without cuBLASMp */

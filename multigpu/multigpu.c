@@ -20,9 +20,9 @@
 
 static const struct algorithm *const algorithms[] = {&rows_algorithm, &summa_algorithm, &cublasmp_algorithm};
 #define NUM_ALGORITHMS 3
-static const char *algorithm_names[NUM_ALGORITHMS] = {"rows", "summa", "cublasmp"};
-static const char *local_names[] = {"sgemm", "tf32"};
-static const char *comm_names[] = {"nccl", "copy"};
+static const char *const algorithm_names[NUM_ALGORITHMS] = {"rows", "summa", "cublasmp"};
+static const char *const local_names[] = {"sgemm", "tf32"};
+static const char *const comm_names[] = {"nccl", "copy"};
 
 struct mg_options {
     int n, gpus, reps, csv, csv_header, features, algos_given, gpus_given;
@@ -376,6 +376,10 @@ int main(int argc, char **argv)
         if (!run_it[al])
             continue;
         const struct algorithm *alg = algorithms[al];
+        /* Every GPU's state, zeroed, before any GPU's setup: SUMMA's GPUs read their peers'. */
+        for (int g = 0; g < cl.gpus; g++)
+            if (alg->state_bytes && !(cl.state[g] = calloc(1, alg->state_bytes)))
+                usage_error(PROGRAM, "out of host memory");
 #pragma omp parallel num_threads(cl.gpus)
         {
             const int g = omp_get_thread_num();
@@ -408,6 +412,10 @@ int main(int argc, char **argv)
             const int g = omp_get_thread_num();
             CUDA_CHECK(cudaSetDevice(g));
             alg->teardown(&cl, g);
+        }
+        for (int g = 0; g < cl.gpus; g++) {
+            free(cl.state[g]);
+            cl.state[g] = NULL;
         }
         struct check_result r;
         check_with_reference(&ref, c, &r);

@@ -6,10 +6,10 @@
  * traffic per GPU stays near n^2 floats while its share of the work shrinks as 1 / P. */
 #include "cluster.h"
 
+/* Each GPU's: cl->state[g] (cluster.h). */
 struct rows_gpu {
     float *a, *b, *c; /* its rows of A (m x n), all of B (n x n), its rows of C (m x n) */
 };
-static struct rows_gpu mine[MAX_GPUS];
 
 static double rows_device_bytes(const struct cluster *cl)
 {
@@ -20,7 +20,7 @@ static double rows_device_bytes(const struct cluster *cl)
 static void rows_setup(struct cluster *cl, int g, const float *a, const float *b)
 {
     const long n = cl->n, r0 = part_start(n, cl->gpus, g), m = part_size(n, cl->gpus, g);
-    struct rows_gpu *s = &mine[g];
+    struct rows_gpu *s = cl->state[g];
     s->a = device_alloc(sizeof(float) * (size_t)(m * n));
     s->b = device_alloc(sizeof(float) * (size_t)(n * n));
     s->c = device_alloc(sizeof(float) * (size_t)(m * n));
@@ -35,7 +35,7 @@ static void rows_setup(struct cluster *cl, int g, const float *a, const float *b
 static void rows_run(struct cluster *cl, int g, enum run_parts parts)
 {
     const long n = cl->n;
-    struct rows_gpu *s = &mine[g];
+    struct rows_gpu *s = cl->state[g];
     if ((parts & RUN_COMM) && cl->gpus > 1) {
         const int span = trace_begin(cl, g, cl->stream[g], "broadcast", 0);
         /* In place: the root sends from, and every other GPU receives into, the same rows. */
@@ -58,23 +58,25 @@ static void rows_run(struct cluster *cl, int g, enum run_parts parts)
 static void rows_gather(struct cluster *cl, int g, float *c)
 {
     const long n = cl->n;
-    copy_block(c + part_start(n, cl->gpus, g) * n, n, mine[g].c, n, part_size(n, cl->gpus, g), n,
+    const struct rows_gpu *s = cl->state[g];
+    copy_block(c + part_start(n, cl->gpus, g) * n, n, s->c, n, part_size(n, cl->gpus, g), n,
                cudaMemcpyDeviceToHost, cl->stream[g]);
     CUDA_CHECK(cudaStreamSynchronize(cl->stream[g]));
 }
 
 static void rows_teardown(struct cluster *cl, int g)
 {
-    (void)cl;
-    CUDA_CHECK(cudaFree(mine[g].a));
-    CUDA_CHECK(cudaFree(mine[g].b));
-    CUDA_CHECK(cudaFree(mine[g].c));
+    struct rows_gpu *s = cl->state[g];
+    CUDA_CHECK(cudaFree(s->a));
+    CUDA_CHECK(cudaFree(s->b));
+    CUDA_CHECK(cudaFree(s->c));
 }
 
 const struct algorithm rows_algorithm = {
     .name = "rows",
     .what = "split the rows of C; B broadcast to every GPU, then one local product",
     .parts_apart = 1,
+    .state_bytes = sizeof(struct rows_gpu),
     .device_bytes = rows_device_bytes,
     .setup = rows_setup,
     .run = rows_run,

@@ -27,6 +27,7 @@
 
 #include <omp.h>
 
+/* Each GPU's: cl->state[g] (cluster.h), its peers' read through cl->state[h] too. */
 struct summa_gpu {
     int i, j;                /* its place in the grid */
     long m, nc;              /* rows of its C block, columns */
@@ -43,7 +44,6 @@ struct summa_gpu {
     cudaEvent_t *a_ready, *b_ready; /* per panel: recorded where it has arrived (NCCL), or where the
                                      * owner has sent it (copy engines) */
 };
-static struct summa_gpu mine[MAX_GPUS];
 
 static double summa_device_bytes(const struct cluster *cl)
 {
@@ -64,7 +64,7 @@ static int owner_of_b(const struct cluster *cl, const struct summa_gpu *s, long 
 static void summa_setup(struct cluster *cl, int g, const float *a, const float *b)
 {
     const long n = cl->n;
-    struct summa_gpu *s = &mine[g];
+    struct summa_gpu *s = cl->state[g];
     s->i = g / cl->pcol;
     s->j = g % cl->pcol;
     s->m = part_size(n, cl->prow, s->i);
@@ -82,15 +82,19 @@ static void summa_setup(struct cluster *cl, int g, const float *a, const float *
             for (int j = 0; j < cl->pcol; j++)
                 devs[j] = i * cl->pcol + j;
             NCCL_CHECK(ncclCommInitAll(comms, cl->pcol, devs));
-            for (int j = 0; j < cl->pcol; j++)
-                mine[i * cl->pcol + j].row_comm = comms[j];
+            for (int j = 0; j < cl->pcol; j++) {
+                struct summa_gpu *member = cl->state[i * cl->pcol + j];
+                member->row_comm = comms[j];
+            }
         }
         for (int j = 0; j < cl->pcol; j++) {
             for (int i = 0; i < cl->prow; i++)
                 devs[i] = i * cl->pcol + j;
             NCCL_CHECK(ncclCommInitAll(comms, cl->prow, devs));
-            for (int i = 0; i < cl->prow; i++)
-                mine[i * cl->pcol + j].col_comm = comms[i];
+            for (int i = 0; i < cl->prow; i++) {
+                struct summa_gpu *member = cl->state[i * cl->pcol + j];
+                member->col_comm = comms[i];
+            }
         }
     } /* (a barrier: every GPU's communicators exist before any is used) */
     CUDA_CHECK(cudaSetDevice(g));
@@ -152,7 +156,7 @@ static void summa_setup(struct cluster *cl, int g, const float *a, const float *
 /* Every panel, at once: the ones it owns sent, the others received, in place in the bands. */
 static void communicate(struct cluster *cl, int g)
 {
-    struct summa_gpu *s = &mine[g];
+    struct summa_gpu *s = cl->state[g];
     for (int p = 0; p < s->panels; p++) {
         const long k0 = s->k_at[p], w = s->k_at[p + 1] - k0;
         float *a_panel = s->a_band + k0 * s->m, *b_panel = s->b_band + k0 * s->nc;
@@ -174,8 +178,9 @@ static void communicate(struct cluster *cl, int g)
             if (owner_of_a(cl, s, k0) == g && s->m > 0) {
                 for (int j = 0; j < cl->pcol; j++) {
                     const int to = s->i * cl->pcol + j;
+                    const struct summa_gpu *peer = cl->state[to];
                     if (to != g)
-                        CUDA_CHECK(cudaMemcpyPeerAsync(mine[to].a_band + k0 * s->m, to, a_panel, g,
+                        CUDA_CHECK(cudaMemcpyPeerAsync(peer->a_band + k0 * s->m, to, a_panel, g,
                                                        sizeof(float) * (size_t)(s->m * w), s->comm_stream));
                 }
                 CUDA_CHECK(cudaEventRecord(s->a_ready[p], s->comm_stream));
@@ -183,8 +188,9 @@ static void communicate(struct cluster *cl, int g)
             if (owner_of_b(cl, s, k0) == g && s->nc > 0) {
                 for (int i = 0; i < cl->prow; i++) {
                     const int to = i * cl->pcol + s->j;
+                    const struct summa_gpu *peer = cl->state[to];
                     if (to != g)
-                        CUDA_CHECK(cudaMemcpyPeerAsync(mine[to].b_band + k0 * s->nc, to, b_panel, g,
+                        CUDA_CHECK(cudaMemcpyPeerAsync(peer->b_band + k0 * s->nc, to, b_panel, g,
                                                        sizeof(float) * (size_t)(w * s->nc), s->comm_stream));
                 }
                 CUDA_CHECK(cudaEventRecord(s->b_ready[p], s->comm_stream));
@@ -198,13 +204,14 @@ static void communicate(struct cluster *cl, int g)
  * GPU owns (NCCL: its arrival here; copy engines: the owner's sending, there). */
 static void wait_for(struct cluster *cl, int g, cudaStream_t compute, int first, int last)
 {
-    struct summa_gpu *s = &mine[g];
+    const struct summa_gpu *s = cl->state[g];
     for (int p = first; p <= last; p++) {
         const int from_a = owner_of_a(cl, s, s->k_at[p]), from_b = owner_of_b(cl, s, s->k_at[p]);
+        const struct summa_gpu *sender_a = cl->state[from_a], *sender_b = cl->state[from_b];
         if (from_a != g)
-            CUDA_CHECK(cudaStreamWaitEvent(compute, cl->copy_engines ? mine[from_a].a_ready[p] : s->a_ready[p], 0));
+            CUDA_CHECK(cudaStreamWaitEvent(compute, cl->copy_engines ? sender_a->a_ready[p] : s->a_ready[p], 0));
         if (from_b != g)
-            CUDA_CHECK(cudaStreamWaitEvent(compute, cl->copy_engines ? mine[from_b].b_ready[p] : s->b_ready[p], 0));
+            CUDA_CHECK(cudaStreamWaitEvent(compute, cl->copy_engines ? sender_b->b_ready[p] : s->b_ready[p], 0));
     }
 }
 
@@ -219,7 +226,7 @@ static int panel_at(const struct summa_gpu *s, long k)
 static void summa_run(struct cluster *cl, int g, enum run_parts parts)
 {
     const long n = cl->n;
-    struct summa_gpu *s = &mine[g];
+    struct summa_gpu *s = cl->state[g];
     cudaStream_t compute = cl->stream[g];
     if (parts & RUN_COMM) {
         /* The broadcasts start after everything before this run on this GPU. */
@@ -261,14 +268,14 @@ static void summa_run(struct cluster *cl, int g, enum run_parts parts)
 static void summa_gather(struct cluster *cl, int g, float *c)
 {
     const long n = cl->n;
-    struct summa_gpu *s = &mine[g];
+    const struct summa_gpu *s = cl->state[g];
     copy_block(c + s->b_lo * n + s->a_lo, n, s->c, s->nc, s->m, s->nc, cudaMemcpyDeviceToHost, cl->stream[g]);
     CUDA_CHECK(cudaStreamSynchronize(cl->stream[g]));
 }
 
 static void summa_teardown(struct cluster *cl, int g)
 {
-    struct summa_gpu *s = &mine[g];
+    struct summa_gpu *s = cl->state[g];
     CUDA_CHECK(cudaDeviceSynchronize());
     /* Every GPU done before any frees a band another may still be sending into. */
 #pragma omp barrier
@@ -288,8 +295,9 @@ static void summa_teardown(struct cluster *cl, int g)
 #pragma omp barrier
 #pragma omp single
     for (int h = 0; h < cl->gpus; h++) {
-        NCCL_CHECK(ncclCommDestroy(mine[h].row_comm));
-        NCCL_CHECK(ncclCommDestroy(mine[h].col_comm));
+        const struct summa_gpu *member = cl->state[h];
+        NCCL_CHECK(ncclCommDestroy(member->row_comm));
+        NCCL_CHECK(ncclCommDestroy(member->col_comm));
     }
 }
 
@@ -297,6 +305,7 @@ const struct algorithm summa_algorithm = {
     .name = "summa",
     .what = "2-D grid; panels of A broadcast along grid rows, of B along grid columns, overlapped with the products",
     .parts_apart = 1,
+    .state_bytes = sizeof(struct summa_gpu),
     .device_bytes = summa_device_bytes,
     .setup = summa_setup,
     .run = summa_run,

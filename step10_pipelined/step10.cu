@@ -208,8 +208,4 @@ static const struct step_ops ops = {.setup = setup, .launch = launch};
 /* Step 06's padded allocation (common/padded.c, one copy for every step that calls it): the device
  * matrices allocated with n rounded up to a multiple of the tile and zero-filled, so that
  * every tile is whole. */
-void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
-                 int kernel_reps, struct gpu_run *run)
-{
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
-}
+MATMULT_GPU_PADDED(TILE, ops)

@@ -126,11 +126,11 @@ for my $p (@PROGRAMS) {
        "$p --math '?': exit 0, its " . @want . " arithmetic(s) listed") or diag("exit $code: $out$err");
 }
 
-# The other programs (the chapters' and a step's other program): a number past what they take is
-# too large, said with the largest accepted; bounds and option combinations are judged before any
-# GPU is looked for (without one: exit 2, not 3).
+# The chapters' programs: a number past what they take is too large, said with the largest
+# accepted; bounds and option combinations are judged before any GPU is looked for (without one:
+# exit 2, not 3). A step's other programs are tested in its folder (step 16's int8_gemm:
+# step16_ozaki_int8/tests/int8_gemm.t).
 {
-    my $int8 = 'obj/step16_ozaki_int8/int8_gemm';
     my @other = (
         ['cpu/cpu_gemm', ['-n', '3000000000'], qr/bad size -n '3000000000': too large, the largest accepted is 2147483647/],
         ['cpu/cpu_gemm', ['--block', '99999992'], qr/bad --block '99999992': too large, the largest accepted is 1048576/],
@@ -144,12 +144,6 @@ for my $p (@PROGRAMS) {
         ['multigpu/multigpu', ['--grid', '2x2', '--gpus', '2', '-n', '8'], qr/--grid 2x2 has 4 places for 2 GPUs \(--gpus 2\)/],
         ['multigpu/multigpu', ['--grid', '4x8', '-n', '8'], qr/bad --grid '4x8': too large, this program drives at most 16 GPUs/],
         ['multigpu/multigpu', ['--grid', '99999999999x1'], qr/bad --grid '99999999999x1': too large, this program drives at most 16 GPUs/],
-        [$int8, ['-n', '4096'], qr/unknown option '-n': sizes are given with --sizes "4096 8192"/],
-        [$int8, ['4096'], qr/unexpected argument '4096': sizes are given with --sizes "4096 8192"/],
-        [$int8, ['--sizes', '3000000000'], qr/3000000000 is too large, the largest accepted is 32768/],
-        [$int8, ['--sizes', '4096 40000'], qr/40000 is too large, the largest accepted is 32768/],
-        [$int8, ['--reps', '1001'], qr/bad --reps '1001': too large, the largest accepted is 1000/],
-        [$int8, ['--reps'], qr/option '--reps' needs a value/],
     );
     for my $case (@other) {
         my ($p, $args, $re) = @$case;

@@ -1,5 +1,6 @@
 #!/usr/bin/env perl
-# No program keeps mutable static state between runs (tests/static_state_test.py).
+# No program, the harness included, keeps hidden state between runs: no mutable static,
+# thread-local or global (tests/static_state_test.py).
 use strict;
 use warnings;
 use Test::More;

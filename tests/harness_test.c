@@ -537,7 +537,7 @@ static uint64_t fnv1a(const void *p, size_t n)
 static void test_parallel_generation(void)
 {
     enum { R = 37, C = 53 };
-    static float a[R * C], b[C * R];
+    float a[R * C], b[C * R]; /* every element written by each generation */
     static const struct { const char *dist; uint64_t a, b, state; } serial[] = {
         {"uniform", 0xf65456d5524c3635ull, 0x8b9bcf4e851ea651ull, 0xdbcdb7c04641f37full},
         {"wide", 0x2655635d4ccfe569ull, 0x863feacfee776969ull, 0xdbcdb7c04641f37full},

@@ -239,8 +239,4 @@ static const struct step_ops ops = {.workspace_bytes = workspace_bytes, .state_b
                                     .setup = setup, .launch = launch};
 
 /* Step 06's padded allocation (common/padded.c): every tile whole, no bounds checks. */
-void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n,
-                 int kernel_reps, struct gpu_run *run)
-{
-    matmult_padded(a, lda, b, ldb, c, ldc, n, TILE, &ops, kernel_reps, run);
-}
+MATMULT_GPU_PADDED(TILE, ops)
