@@ -146,10 +146,16 @@ regs:
 	@$(foreach d,$(STEP_DIRS),$(NVCC) $(subst $(ARCH_FLAGS),$(call step_arch_flags,$(d)),$(NVCCFLAGS)) -Xptxas -v \
 	    -c $(d)/$(call step_program,$(d)).cu -o /dev/null 2>&1 | c++filt | awk -v step=$(call step_program,$(d)) '$(REGS_AWK)';)
 
-# The lesson as a diff: STEP=05 against the step before it, or VERSION=step13_v2 against the
-# one before it in its chain (VERSION=step13: the step against its last version; the first
-# version against the step before its step).
-diff:
+# The lesson as a diff: STEP=05 against the step it builds on (the one before it, or the one its
+# program names: --describe's builds_on), or VERSION=step13_v2 against the one before it in its
+# chain (VERSION=step13: the step against its last version; the first version against the step
+# its step builds on). The programs are asked, so they are built first: the step's, and with
+# VERSION its versions.
+DIFF_STEP := $(firstword $(subst _, ,$(or $(VERSION),step$(STEP))))
+DIFF_DIR := $(filter $(DIFF_STEP)_%,$(STEP_DIRS))
+DIFF_PROGRAMS := $(addsuffix /$(DIFF_STEP),$(DIFF_DIR)) \
+    $(if $(VERSION),$(addprefix obj/versions/,$(basename $(notdir $(wildcard $(addsuffix /versions/*.cu,$(DIFF_DIR)))))))
+diff: $(DIFF_PROGRAMS)
 	@pair=$$(python3 scripts/ladder.py before $(if $(VERSION),--version $(VERSION),step$(STEP))) || exit 2; \
 	    diff -u $$pair; test $$? -le 1
 

@@ -264,11 +264,17 @@ def versions(argv):
     device = ladder.require_gpu("versions")
     if device is None:
         return ladder.EXIT_NO_GPU
-    chains = ladder.versions()
+    # Each version as it describes itself (its program's name, what it changed, whether it fails on
+    # purpose): asked of the built programs, and recorded beside the rows for the versions table.
+    chains = ladder.versions(describe_built=True)
     missing = [b for b, _, _ in chains.values() if not os.path.exists(os.path.join(ladder.ROOT, b))]
+    missing += [os.path.join(ladder.VERSIONS_DIR, os.path.basename(src)[:-3]) for _, sources in ladder.version_sources()
+                for src in sources if ladder.version_binary(src) not in ladder.VERSION_DESCRIPTIONS]
     if missing:
         print(f"versions: not built: {' '.join(missing)} (make all versions)", file=sys.stderr)
         return 1
+    ladder.record_catalogue([d for d in ladder.VERSION_DESCRIPTIONS.values() if d["program"] in chains],
+                            os.path.join(a.results, "programs.csv"))
     stamp = ladder.now_stamp()
     log = Log(results_path(a.results, device, "-versions")[:-4] + ".txt", log_header(device, stamp, "versions", argv))
     # A version kept to show a failure says so (.fails_on_purpose): its FAIL is recorded, expected.

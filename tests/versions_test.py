@@ -50,7 +50,7 @@ def measure(tmp, fails=(), gpu=(DEVICE, {}), keep=False, **kw):
     saved = ladder.ROOT, ladder.gpu_info, ladder.run_csv, ladder.versions
     # The chains stay the tree's (found before the root moves); their programs, the stand-ins'.
     ladder.ROOT, ladder.gpu_info, ladder.run_csv = tmp, lambda: gpu, fake_run(fails, **kw)
-    ladder.versions = lambda: VERSIONS
+    ladder.versions = lambda **_: VERSIONS
     try:
         results = os.path.join(tmp, "results")
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
