@@ -51,6 +51,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ladder  # noqa: E402
+import step_plugins  # noqa: E402
 
 DEVICE = "NVIDIA H100 80GB HBM3"  # the device whose figures the READMEs discuss
 HOSTS = {"xeon": "intel-r-xeon-r-processor-16-cpus", "epyc": "amd-epyc-2-cpus"}
@@ -159,7 +160,7 @@ class Results:
         (where: its path from the root), elsewhere the first step's on the ladder."""
         shared = self.shared_functions()
         found = dict(shared)
-        steps = ladder.step_functions("prose")
+        steps = step_plugins.step_functions("prose")
         own = [s for s in steps if where.startswith(ladder.step_folder(s[0]) + "/")]
         for program, name, function in own + [s for s in steps if s not in own]:
             if name in shared:
