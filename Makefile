@@ -178,7 +178,7 @@ help:
 	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
 	@echo "make regs            registers, shared memory and spills per kernel (-Xptxas -v)"
 	@echo "make diff STEP=05    the lesson: the step's source against the step it builds on (the one before"
-	@echo "                     it, or the one its step_info names in .builds_on; VERSION=step13_v2:"
+	@echo "                     it, or the one the program names: its step_info's .builds_on; VERSION=step13_v2:"
 	@echo "                     a development version against the one before it)"
 	@echo "make sass STEP=05    the step's machine code (cuobjdump -sass); make ptx STEP=05 its PTX"
 	@echo "make all-archs       build for each architecture in turn (sm_75 ... sm_120), as CI does"

@@ -516,10 +516,11 @@ def fp32_peak_gflops(fields):
     return int(fields["sms"]) * fp32_lanes(fields["cc"]) * 2 * int(fields["clock_khz"]) / 1e6
 
 
-def run_csv(cmd):
-    """Run a program with --csv: (its row as a dict, exit code, stderr). The row is None
-    unless the program exited 0 (pass) or 1 (not within tolerance, still a measurement)."""
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+def run_csv(cmd, env=None):
+    """Run a program with --csv (env: variables to set for it, MATMUL_SMEM_LIMIT say): (its row as
+    a dict, exit code, stderr). The row is None unless the program exited 0 (pass) or 1 (not
+    within tolerance, still a measurement)."""
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=dict(os.environ, **env) if env else None)
     return (parse_program_csv(p.stdout) if p.returncode in (0, 1) else None), p.returncode, p.stderr.strip()
 
 
