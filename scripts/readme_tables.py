@@ -20,10 +20,9 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import ladder  # noqa: E402
-import prose  # noqa: E402
-import step_plugins  # noqa: E402
+import ladder
+import prose
+import step_plugins
 
 
 def all_tables(results_dir):

@@ -7,12 +7,10 @@ not const is reported. TAP output (tests/24-no-hidden-state.t)."""
 import glob
 import os
 import re
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-from tap import done, ok  # noqa: E402
+from tap import done, ok
 
 PROGRAMS = ["step*/*.cu", "step*/versions/*.cu", "step*/*.c", "cublas/*.cu", "cutlass/*.cu", "transpose/*.c",
             "transpose/*.cu", "cpu/*.c"]
