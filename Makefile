@@ -84,12 +84,16 @@ else
 endif
 
 # A step that needs one architecture's own instructions (sm_90a: Hopper's wgmma and TMA, which
-# no GPU of another compute capability has, newer ones included) says so once, in its step_info
-# (.exact_cc = 90, which the program also checks when it runs): it is built for that one alone
-# (sm_90a), whatever ARCH says, and on any other GPU it exits 4, saying why.
-# $(1): a .cu file -> "sm_90a" for one with .exact_cc = 90, else nothing.
-exact_arch = $(addprefix sm_,$(addsuffix a,$(shell sed -n 's/^[[:space:]]*\.exact_cc[[:space:]]*=[[:space:]]*\([0-9][0-9]*\).*/\1/p' $(1))))
-$(foreach d,$(STEP_DIRS),$(eval ARCH_$(d) := $(call exact_arch,$(d)/$(call step_program,$(d)).cu)))
+# no GPU of another compute capability has, newer ones included) says so once, in its folder's
+# Makefile (STEP_ARCH := sm_90a): it is built for that one alone, whatever ARCH says, its
+# versions and build variants too; the program learns it from its build (STEP_ARCHS) and on any
+# other GPU exits 4, saying why. Each folder's Makefile is read here for that declaration alone
+# (READING_STEP_MAKEFILES keeps common/step.mk, which it includes, from defining its targets):
+# ARCH_<folder> is its architecture, or nothing for the build's own.
+READING_STEP_MAKEFILES := 1
+$(foreach d,$(STEP_DIRS),$(eval STEP_ARCH :=)$(eval include $(d)/Makefile)$(eval ARCH_$(d) := $(STEP_ARCH)))
+READING_STEP_MAKEFILES :=
+STEP_ARCH :=
 comma := ,
 step_arch_flags = $(if $(ARCH_$(1)),-gencode=arch=$(subst sm_,compute_,$(ARCH_$(1)))$(comma)code=$(ARCH_$(1)),$(ARCH_FLAGS))
 # What the flags put in the binary ("sm_80 sm_90 compute_90"), for --describe (STEP_ARCHS).
@@ -117,7 +121,7 @@ ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 endif
 ARCH_STAMP := obj/arch.stamp
 # What rebuilds a program when ARCH changes: nothing for one built for its own architecture
-# alone (.exact_cc), so that make all-archs compiles it once, not once per architecture.
+# alone (STEP_ARCH), so that make all-archs compiles it once, not once per architecture.
 arch_stamp_of = $(if $(ARCH_$(1)),,$(ARCH_STAMP))
 
 # The harness (common/*.c: options, inputs, reference and checks, timing, CUDA errors, .npy,
@@ -178,7 +182,7 @@ help:
 	@echo "make sanitize        compute-sanitizer memcheck and racecheck on every step at n = 17 and 100"
 	@echo "make regs            registers, shared memory and spills per kernel (-Xptxas -v)"
 	@echo "make diff STEP=05    the lesson: the step's source against the step it builds on (the one before"
-	@echo "                     it, or the one its step_info names in .builds_on; VERSION=step13_v2:"
+	@echo "                     it, or the one the program names: its step_info's .builds_on; VERSION=step13_v2:"
 	@echo "                     a development version against the one before it)"
 	@echo "make sass STEP=05    the step's machine code (cuobjdump -sass); make ptx STEP=05 its PTX"
 	@echo "make all-archs       build for each architecture in turn (sm_75 ... sm_120), as CI does"
@@ -198,10 +202,11 @@ $(HARNESS): $(HARNESS_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-# A step: compiled for its architectures (STEP_ARCHS tells --describe which), linked with
-# nvcc, which brings the CUDA runtime; the step's object first, then the harness.
+# A step: compiled for its architectures (STEP_ARCHS tells --describe which; its folder's
+# Makefile may name its own), linked with nvcc, which brings the CUDA runtime; the step's object
+# first, then the harness.
 define step_rule
-obj/$(2).o: $(1)/$(2).cu $$(wildcard $(1)/*.h) $$(HEADERS) $$(call arch_stamp_of,$(1)) | obj
+obj/$(2).o: $(1)/$(2).cu $(1)/Makefile $$(wildcard $(1)/*.h) $$(HEADERS) $$(call arch_stamp_of,$(1)) | obj
 	$$(NVCC) $$(subst $$(ARCH_FLAGS),$$(call step_arch_flags,$(1)),$$(NVCCFLAGS)) $$(DEPFLAGS) \
 	    -DSTEP_ARCHS='"$$(call archs_of,$$(call step_arch_flags,$(1)))"' -c $$< -o $$@
 $(1)/$(2): obj/$(2).o $$(HARNESS)
@@ -210,9 +215,8 @@ endef
 $(foreach d,$(STEP_DIRS),$(eval $(call step_rule,$(d),$(call step_program,$(d)))))
 
 # A step's other programs (any .cu in its folder but its own: a library's ceiling of its
-# arithmetic, say), each built as cuBLAS is, for the build's architectures (or the one its
-# .exact_cc names), linked with cuBLAS where its source includes it, into obj/<folder>/<name>.
-$(foreach f,$(STEP_EXTRA_SOURCES),$(eval ARCH_$(f) := $(call exact_arch,$(f))))
+# arithmetic, say), each built as cuBLAS is, for the build's architectures (not the step's own:
+# plain CUDA or a library), linked with cuBLAS where its source includes it, into obj/<folder>/<name>.
 define extra_rule
 obj/$(basename $(1)): $(1) $$(wildcard $(dir $(1))*.h) $$(HEADERS) $$(HARNESS) $$(call arch_stamp_of,$(1))
 	@mkdir -p $$(@D)
@@ -229,7 +233,8 @@ $(foreach f,$(STEP_EXTRA_SOURCES),$(eval $(call extra_rule,$(f))))
 variant_dir = $(word 1,$(subst /, ,$(1)))
 variant_define = -D$(word 2,$(subst /, ,$(1)))=$(word 3,$(subst /, ,$(1)))
 .SECONDEXPANSION:
-obj/variants/%: $$(call variant_dir,$$*)/$$(notdir $$*).cu $$(wildcard $$(call variant_dir,$$*)/*.h) $$(HEADERS) \
+obj/variants/%: $$(call variant_dir,$$*)/$$(notdir $$*).cu $$(call variant_dir,$$*)/Makefile \
+                $$(wildcard $$(call variant_dir,$$*)/*.h) $$(HEADERS) \
                 $$(HARNESS) $$(ARCH_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(subst $(ARCH_FLAGS),$(call step_arch_flags,$(call variant_dir,$*)),$(NVCCFLAGS)) $(DEPFLAGS) $(call variant_define,$*) \
@@ -251,14 +256,15 @@ VERSION_DIRS := $(wildcard $(addsuffix /versions,$(STEP_DIRS)))
 version_arch = $(if $(ARCH_$(patsubst %/versions,%,$(1))),$(call step_arch_flags,$(patsubst %/versions,%,$(1))),$(2))
 VERSION_NAMES := $(basename $(notdir $(wildcard $(addsuffix /*.cu,$(VERSION_DIRS)))))
 VERSION_PROGRAMS := $(addprefix obj/versions/,$(VERSION_NAMES))
-# $(1): a versions folder, $(2): where its programs go, $(3): nvcc's flags, $(4): their stamp.
+# $(1): a versions folder, $(2): where its programs go, $(3): their architecture flags (STEP_ARCHS
+# tells --describe, as for the steps), $(4): their stamp.
 define version_rule
-$(2)/%: $(1)/%.cu $$(HARNESS) $$(HEADERS) $(4)
+$(2)/%: $(1)/%.cu $(1)/../Makefile $$(HARNESS) $$(HEADERS) $(4)
 	@mkdir -p $$(@D)
-	$$(NVCC) $(3) $$(DEPFLAGS) -o $$@ $$< $$(HARNESS) $$(LDLIBS)
+	$$(NVCC) $$(subst $$(ARCH_FLAGS),$(3),$$(NVCCFLAGS)) $$(DEPFLAGS) -DSTEP_ARCHS='"$$(call archs_of,$(3))"' \
+	    -o $$@ $$< $$(HARNESS) $$(LDLIBS)
 endef
-$(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/versions,\
-    $$(subst $$(ARCH_FLAGS),$$(call version_arch,$(d),$$(ARCH_FLAGS)),$$(NVCCFLAGS)),$$(ARCH_STAMP))))
+$(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/versions,$$(call version_arch,$(d),$$(ARCH_FLAGS)),$$(ARCH_STAMP))))
 versions: $(VERSION_PROGRAMS)
 
 # The CPU chapter: gcc only. OpenBLAS where pkg-config finds it, or OPENBLAS_DIR=<a folder
@@ -328,7 +334,7 @@ ifeq ($(filter clean help,$(MAKECMDGOALS)),)
   $(call stamp,test-versions-arch,$(TEST_VERSIONS_ARCH))
 endif
 $(foreach d,$(VERSION_DIRS),$(eval $(call version_rule,$(d),obj/test/versions,\
-    $$(subst $$(ARCH_FLAGS),$$(call version_arch,$(d),-arch=$$(TEST_VERSIONS_ARCH)),$$(NVCCFLAGS)),obj/test-versions-arch.stamp)))
+    $$(call version_arch,$(d),-arch=$$(TEST_VERSIONS_ARCH)),obj/test-versions-arch.stamp)))
 
 # What the tests build to force each failure a program must tell apart from "no GPU"
 # (tests/09-exit-codes.t): two stand-in driver libraries (too old; failing), the first step

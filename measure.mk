@@ -15,10 +15,10 @@ DISTS ?= uniform wide
 compare: all
 	python3 scripts/experiment.py compare --sizes "$(SIZES)" --reps $(REPS) --dists "$(DISTS)"
 
-# The lab's tile-size table: each kernel whose step declares "tile_sweep" in its
-# experiments.json, built with that step's -D flag at each tile size.
+# The lab's tile-size table: the sweep tile-sweep a step declares (step 05's own Python: each
+# kernel it names built with its -D flag at each tile size).
 tile-sweep: all
-	python3 scripts/experiment.py tile-sweep
+	python3 scripts/experiment.py sweep --name tile-sweep
 
 # The CPU chapter: every variant, single-threaded then on all cores, and the lab's
 # block-size sweep; rows into results/<host>-cpu.csv.
@@ -42,10 +42,10 @@ transpose-profile: transpose/transpose
 	    ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics $(TRANSPOSE_NCU_METRICS) \
 	        ./transpose/transpose --rows 8192 --cols 8192 --iters 1 --variant $$v | grep -E "^    [a-z]"; done
 
-# The warp-tiled kernels' tile shapes (the steps that declare "warptile_sweep"): each built
-# with -D flags and run at n = 1000 and 4096.
+# The warp-tiled kernels' tile shapes (the sweep warptile-sweep a step declares: step 09's own
+# Python): each built with -D flags and run at n = 1000 and 4096.
 warptile-sweep: all
-	python3 scripts/experiment.py warptile-sweep
+	python3 scripts/experiment.py sweep --name warptile-sweep
 
 # The sweeps a step declares (its experiments.json's "sweeps"): the step, its build variants
 # (obj/variants/, each a -D parameter's value) and the programs it names beside it, into
@@ -119,11 +119,11 @@ profile-launch: all
 	ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic \
 	    $(if $(filter cublas,$(STEP)),./cublas/cublas,./$(filter step$(STEP)_%,$(STEP_DIRS))/step$(STEP)) -n $(NCU_N) --reps 1
 
-# A step's lesson in hardware counters (a step that declares "counters" in its
-# experiments.json: the pitched allocation's sectors per request, with and without it): ncu's
-# metrics it names, on it and on the step before it, at its sizes.
+# A step's lesson in hardware counters (the sweeps the steps declare for make reproduce's part
+# ncu: step 04's pitched allocation's sectors per request, with and without it): ncu's metrics
+# it names, on it and on the step before it, at its sizes.
 step-counters: all
-	python3 scripts/counters.py
+	python3 scripts/experiment.py sweep --part ncu
 
 # compute-sanitizer on every program at SANITIZE_SIZES, every configuration of those that have
 # several, and the FP32-class tensor-core steps on NaN, Inf and the ends of FP32's range
@@ -146,10 +146,16 @@ regs:
 	@$(foreach d,$(STEP_DIRS),$(NVCC) $(subst $(ARCH_FLAGS),$(call step_arch_flags,$(d)),$(NVCCFLAGS)) -Xptxas -v \
 	    -c $(d)/$(call step_program,$(d)).cu -o /dev/null 2>&1 | c++filt | awk -v step=$(call step_program,$(d)) '$(REGS_AWK)';)
 
-# The lesson as a diff: STEP=05 against the step before it, or VERSION=step13_v2 against the
-# one before it in its chain (VERSION=step13: the step against its last version; the first
-# version against the step before its step).
-diff:
+# The lesson as a diff: STEP=05 against the step it builds on (the one before it, or the one its
+# program names: --describe's builds_on), or VERSION=step13_v2 against the one before it in its
+# chain (VERSION=step13: the step against its last version; the first version against the step
+# its step builds on). The programs are asked, so they are built first: the step's, and with
+# VERSION its versions.
+DIFF_STEP := $(firstword $(subst _, ,$(or $(VERSION),step$(STEP))))
+DIFF_DIR := $(filter $(DIFF_STEP)_%,$(STEP_DIRS))
+DIFF_PROGRAMS := $(addsuffix /$(DIFF_STEP),$(DIFF_DIR)) \
+    $(if $(VERSION),$(addprefix obj/versions/,$(basename $(notdir $(wildcard $(addsuffix /versions/*.cu,$(DIFF_DIR)))))))
+diff: $(DIFF_PROGRAMS)
 	@pair=$$(python3 scripts/ladder.py before $(if $(VERSION),--version $(VERSION),step$(STEP))) || exit 2; \
 	    diff -u $$pair; test $$? -le 1
 

@@ -50,10 +50,6 @@ struct step_info {
      * 0 and NULL: any CUDA GPU. Below it the program says so and exits 4. */
     int min_cc;
     const char *needs;
-    /* Nonzero for a program built for one architecture's own instructions (90: sm_90a,
-     * Hopper's wgmma and TMA), which no other GPU has, newer ones included: on any other
-     * the program says so (needs) and exits 4. */
-    int exact_cc;
     /* Several configurations: the ones to try at size n, best first, and how many; NULL
      * when the step has one. */
     int (*configs)(int n, const struct step_config **list);
@@ -72,7 +68,7 @@ struct step_info {
     int scratch_matrices;
     /* A step with a versions/ folder, and each version there: what it changes from the
      * version before it (the chain is the versions' file names in order, then the step).
-     * The versions table and make reproduce read it from here. */
+     * The versions table and make reproduce read it from --describe. */
     const char *change;
     /* A version kept to show a failure: what fails, where, and why (NULL for every other
      * program). The tests expect its FAIL where it says, and nowhere else. */
@@ -86,13 +82,14 @@ struct step_info {
     const char *special_path;
     /* The step whose source this one starts from, when it is not the step before it on the
      * ladder ("step13": step 16 takes step 13's pipeline, not step 15's fused split). `make
-     * diff` reads it from the source, as the build reads exact_cc; NULL: the step before. */
+     * diff` asks the program for it (--describe); NULL: the step before. */
     const char *builds_on;
 };
 extern const struct step_info step_info;
 
 /* The GPU architectures the program's kernels were built for ("sm_80 sm_90 compute_90"):
- * the Makefile passes them to nvcc as STEP_ARCHS; --describe prints them. */
+ * the Makefile passes them to nvcc as STEP_ARCHS (a step that needs one architecture's own
+ * instructions declares it in its folder's Makefile: STEP_ARCH := sm_90a); --describe prints them. */
 #ifdef __CUDACC__
 #ifndef STEP_ARCHS
 #define STEP_ARCHS "not recorded (built without the Makefile)"
@@ -101,6 +98,13 @@ extern "C" const char step_archs[] = STEP_ARCHS;
 #else
 extern const char step_archs[];
 #endif
+
+/* The compute capability a program's code runs on alone, read from its architectures (archs:
+ * step_archs): 90 for code of an architecture-specific target (sm_90a: Hopper's wgmma and TMA,
+ * which no other GPU has, newer ones included), or for machine code of one architecture with no
+ * PTX beside it; 0 where any GPU the build covers may run it. On any other GPU the program says
+ * so and exits 4; --describe prints it (exact_cc). */
+int archs_exact_cc(const char *archs);
 
 /* The alignment of a step's state (step_ops.state_bytes): a CUtensorMap's, the strictest a
  * step keeps there. */

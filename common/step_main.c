@@ -224,8 +224,9 @@ static void describe_block(const struct step_math *m, int n)
     printf("compensated=%d\n", step_info.compensated);
     const int min_cc = m && m->min_cc > step_info.min_cc ? m->min_cc : step_info.min_cc;
     printf("min_cc=%d.%d\n", min_cc / 10, min_cc % 10);
-    if (step_info.exact_cc)
-        printf("exact_cc=%d.%d\n", step_info.exact_cc / 10, step_info.exact_cc % 10);
+    const int exact_cc = archs_exact_cc(step_archs);
+    if (exact_cc)
+        printf("exact_cc=%d.%d\n", exact_cc / 10, exact_cc % 10);
     else
         printf("exact_cc=\n");
     printf("needs=%s\n", m && m->needs ? m->needs : step_info.needs ? step_info.needs : "");
@@ -299,7 +300,7 @@ static int run_once(int argc, char **argv)
     gpu_require_exact(program, &dev, FORCE_EXACT_CC, "FORCE_EXACT_CC, a test build");
 #endif
     gpu_require(program, &dev, step_info.min_cc, step_info.needs);
-    gpu_require_exact(program, &dev, step_info.exact_cc, step_info.needs);
+    gpu_require_exact(program, &dev, archs_exact_cc(step_archs), step_info.needs);
     if (math && math->min_cc)
         gpu_require(program, &dev, math->min_cc, math->needs);
     const struct step_config *config = choose_config(program, n, math, named, &dev);

@@ -34,7 +34,6 @@ const struct step_info step_info = {
     .min_cc = GEMMUL8_CC,
     .needs = "the GEMMul8 library as built here, for one compute capability (make gemmul8-lib GEMMUL8_ARCH=NN builds "
              "another)",
-    .exact_cc = GEMMUL8_CC,
     .maths = maths,
     .scratch_matrices = 4, /* its INT8 copies of A and B per modulus and their products: about 4 n x n floats at 8 */
 };

@@ -22,6 +22,8 @@ $(GEMMUL8_LIB):
 
 # Our file has no kernels of its own: it is compiled for the library's architecture, C++20 as
 # the library's header wants, with that header as a system header (-Wall -Wextra judge our code).
+# STEP_ARCHS names that one architecture, without PTX: the harness takes it as the one compute
+# capability the program runs on (any other GPU: exit 4, saying why).
 GEMMUL8_ARCH_FLAGS := -gencode arch=compute_$(GEMMUL8_ARCH),code=sm_$(GEMMUL8_ARCH)
 GEMMUL8_NVCCFLAGS := $(subst $(ARCH_FLAGS),$(GEMMUL8_ARCH_FLAGS),$(NVCCFLAGS)) -std=c++20 \
     -isystem $(GEMMUL8_DIR)/GEMMul8/include

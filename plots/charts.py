@@ -15,6 +15,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 import ladder  # noqa: E402
+import step_plugins  # noqa: E402
 import tables_shared  # noqa: E402
 
 
@@ -46,7 +47,7 @@ def main(argv):
     import drawing  # noqa: F401  (matplotlib set up before any chart module draws)
     for path in sorted(glob.glob(os.path.join(HERE, "charts_*.py"))):
         importlib.import_module(os.path.basename(path)[:-3]).charts(a.results, a.out, device)
-    for _, _, draw in ladder.step_functions("charts"):
+    for _, _, draw in step_plugins.step_functions("charts"):
         draw(a.results, a.out)
     return 0
 

@@ -19,16 +19,13 @@ its place, the reason beneath).
 import math
 import os
 import re
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
-from drawing import save  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.text  # noqa: E402
-import matplotlib.transforms  # noqa: E402
-import ladder  # noqa: E402
-import tables_shared  # noqa: E402
+from drawing import save  # first: matplotlib set up to write the same bytes every run
+import matplotlib.pyplot as plt
+import matplotlib.text
+import matplotlib.transforms
+import ladder
+import tables_shared
 
 PHASES = [("alloc_ms", "allocate"), ("h2d_ms", "copy in"), ("kernel_e2e_ms", "kernel"), ("d2h_ms", "copy out"),
           ("free_ms", "free")]

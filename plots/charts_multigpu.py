@@ -5,14 +5,11 @@ time goes (communication alone, local products alone, both) at the largest run.
 """
 import glob
 import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
-from drawing import save  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import ladder  # noqa: E402
-import multigpu_sweep  # noqa: E402
+from drawing import save  # first: matplotlib set up to write the same bytes every run
+import matplotlib.pyplot as plt
+import ladder
+import multigpu_sweep
 
 
 def squarest(gpus):

@@ -1,31 +1,19 @@
 """The steps' pictures (make plots): each step that has pictures draws them in its own folder's
-pictures.py (its draw(out)), from the rules its kernel uses, written there as index formulas
-(nothing placed by hand), with the drawing library plots/drawing.py. This finds them
+pictures.py (its draw(shared, out)), from the rules its kernel uses, written there as index
+formulas (nothing placed by hand), with the drawing library plots/drawing.py, which it is handed
+(shared.drawing: scripts/step_plugins.py loads the step's module). This finds them
 (step*/pictures.py) and draws them all into plots/, as PNG and SVG, the same bytes every run.
 No results are read.
 
 Usage: plots/tensor_pictures.py [--out DIR] [--step FOLDER]   (--step: that step's pictures alone)
 """
-import glob
-import importlib.util
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 import ladder  # noqa: E402  (one-line refusals, matplotlib's check)
-
-
-def step_pictures(root=os.path.dirname(HERE)):
-    """Every step folder's pictures.py, loaded, in the ladder's order: [(folder, module)]."""
-    found = []
-    for path in sorted(glob.glob(os.path.join(root, "step[0-9][0-9]_*", "pictures.py"))):
-        folder = os.path.basename(os.path.dirname(path))
-        spec = importlib.util.spec_from_file_location(f"pictures_{folder.split('_')[0]}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        found.append((folder, module))
-    return found
+import step_plugins  # noqa: E402  (finds and loads each step's pictures.py)
 
 
 def main(argv):
@@ -36,12 +24,12 @@ def main(argv):
     if os.path.exists(a.out) and not os.path.isdir(a.out):
         p.error(f"--out {a.out} is a file, not a folder")
     ladder.require_matplotlib()  # the pictures.py files draw with it (plots/drawing.py)
-    found = [(folder, module) for folder, module in step_pictures() if a.step in (None, folder)]
+    found = [(folder, module) for folder, module in step_plugins.step_pictures() if a.step in (None, folder)]
     if a.step and not found:
         p.error(f"no pictures.py in a step folder '{a.step}'")
     os.makedirs(a.out, exist_ok=True)
     for _, module in found:
-        module.draw(a.out)
+        step_plugins.draw_pictures(module, a.out)
     return 0
 
 

@@ -17,9 +17,8 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import experiment  # noqa: E402
-import ladder  # noqa: E402
+import experiment
+import ladder
 
 EXE = ladder.CPU_GEMM
 PROGRAM_COLUMNS = ["program", "n", "threads", "block", "isa", "host", "cpus", "ms", "gflops", "max_rel_err",

@@ -13,42 +13,43 @@ configuration, exit 2) is skipped, saying why; without a GPU nothing runs (exit 
                   forced with --config, into results/<device>-config-sweep.csv
   versions        the development versions (each step's versions/, built by make versions)
                   beside the steps they became, into results/<device>-versions.csv, with a log
-  tile-sweep      make tile-sweep: each kernel whose step declares "tile_sweep" (a -D flag of
-                  the tile) at TILE = 4 ... 32, into results/<device>-tile-sweep.csv; the lab's table
-  warptile-sweep  make warptile-sweep: the tile shapes of the steps that declare
-                  "warptile_sweep", each built with -D flags, their registers from ptxas, into
-                  results/<device>-warptile-sweep.csv
   sweep           make sweep STEP=NN: what a step declares under "sweeps": the step, its build
                   variants ("variants": a -D parameter whose value is a column of the rows) and
                   the programs it names beside it ("beside": rows of the ladder or development
-                  versions) at its sizes and inputs, into results/<device>-<sweep>.csv with a log;
-                  or a program of the step's own that prints its table ("program"); a variant
-                  value the step does not declare, or a size its program cannot take (its
-                  "multiple_of"), is refused before anything is built or run
+                  versions) at its sizes and inputs, into results/<device>-<sweep>.csv with a log
+                  (with "results": "ladder", into the comparison's own results/<device>.csv; with
+                  "caps": true, once under each smaller GPU's shared memory per block, into the
+                  capped twins of that file); or a program of the step's own that prints its table
+                  ("program"); or the step's own Python ("function": module.function in its folder,
+                  handed the shared helpers and the sweep's options: make tile-sweep, make
+                  warptile-sweep, make step-counters); a variant value the step does not declare,
+                  or a size its program cannot take (its "multiple_of"), is refused before anything
+                  is built or run
 
 Usage: scripts/experiment.py KIND [options]   (scripts/experiment.py KIND --help)
 """
-import concurrent.futures
 import os
 import re
 import shlex
 import subprocess
 import sys
+import types
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ladder  # noqa: E402
+import ladder
+import step_plugins
 
 # ---- The runner: runs, rows, records ----
 
 class Run:
     """One program run: its command (with --csv), its name in the progress lines, the columns the
     kind adds to its row, the program name its row must carry (None: not checked), whether a
-    FAIL (exit 1) is expected (recorded and said, not an error), and the row to record when this
-    GPU cannot run it (None: nothing recorded)."""
+    FAIL (exit 1) is expected (recorded and said, not an error), the row to record when this
+    GPU cannot run it (None: nothing recorded), and the environment it runs in (cap: the shared
+    memory per block it is capped to, MATMUL_SMEM_LIMIT, or None)."""
 
-    def __init__(self, cmd, label, fields=None, name=None, fail_ok=False, skipped_row=None):
+    def __init__(self, cmd, label, fields=None, name=None, fail_ok=False, skipped_row=None, cap=None):
         self.cmd, self.label, self.fields = [str(c) for c in cmd], label, dict(fields or {})
-        self.name, self.fail_ok, self.skipped_row = name, fail_ok, skipped_row
+        self.name, self.fail_ok, self.skipped_row, self.cap = name, fail_ok, skipped_row, cap
 
 
 class Log:
@@ -89,7 +90,7 @@ def measure(runs, log, stamp, too_big=False):
         head = f"[{i}/{len(runs)}] {run.label}"
         if log.file:
             log.say("$ " + " ".join(run.cmd))
-        r, code, err = ladder.run_csv(run.cmd)
+        r, code, err = ladder.run_csv(run.cmd, {"MATMUL_SMEM_LIMIT": str(run.cap)}) if run.cap else ladder.run_csv(run.cmd)
         why = ladder.skip_reason(code, err, too_big)
         if why:
             out["skipped"][run.label] = why
@@ -143,7 +144,8 @@ def options(kind, **defaults):
     ap.add_argument("--sizes", type=ladder.sizes_arg, default=defaults.get("sizes"),
                     help=f"matrix sizes, space-separated (default: {defaults.get('sizes') or 'the declared ones'})")
     ap.add_argument("--reps", type=ladder.positive_int, default=defaults.get("reps", 10),
-                    help=f"timed kernel launches per run (default {defaults.get('reps', 10)})")
+                    help="timed kernel launches per run (default " + (
+                        f"{defaults.get('reps', 10)})" if defaults.get("reps", 10) else "10, where a sweep declares none)"))
     ap.add_argument("--results", type=ladder.results_folder, default="",
                     help="the folder the rows go into (default: results/local/, or the one MATMUL_RESULTS names)")
     return ap
@@ -264,11 +266,17 @@ def versions(argv):
     device = ladder.require_gpu("versions")
     if device is None:
         return ladder.EXIT_NO_GPU
-    chains = ladder.versions()
+    # Each version as it describes itself (its program's name, what it changed, whether it fails on
+    # purpose): asked of the built programs, and recorded beside the rows for the versions table.
+    chains = ladder.versions(describe_built=True)
     missing = [b for b, _, _ in chains.values() if not os.path.exists(os.path.join(ladder.ROOT, b))]
+    missing += [os.path.join(ladder.VERSIONS_DIR, os.path.basename(src)[:-3]) for _, sources in ladder.version_sources()
+                for src in sources if ladder.version_binary(src) not in ladder.VERSION_DESCRIPTIONS]
     if missing:
         print(f"versions: not built: {' '.join(missing)} (make all versions)", file=sys.stderr)
         return 1
+    ladder.record_catalogue([d for d in ladder.VERSION_DESCRIPTIONS.values() if d["program"] in chains],
+                            os.path.join(a.results, "programs.csv"))
     stamp = ladder.now_stamp()
     log = Log(results_path(a.results, device, "-versions")[:-4] + ".txt", log_header(device, stamp, "versions", argv))
     # A version kept to show a failure says so (.fails_on_purpose): its FAIL is recorded, expected.
@@ -279,180 +287,6 @@ def versions(argv):
         log.say(ladder.record(results_path(a.results, device, "-versions"), got["rows"]))
     log.close()
     return 1 if got["failed"] else 0
-
-
-# ---- tile-sweep ----
-
-TILE_COLUMNS = ["date", "command", "kernel", "tile", "threads_per_block", "n", "device", "kernel_ms", "gflops",
-                "max_rel_err", "status"]
-TILE_KEY = ("kernel", "tile", "n", "device")
-
-
-MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit on every GPU the build targets
-
-
-def require_build_tools():
-    """A kind that builds its own variants runs make (the build's flags) and nvcc: both are
-    checked before anything runs (ladder.require_tool)."""
-    ladder.require_tool("make")
-    ladder.require_tool("nvcc")
-
-
-def built_in_parallel(jobs):
-    """Run build jobs (callables) side by side, as many as there are CPUs: their results in order."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        return list(pool.map(lambda job: job(), jobs))
-
-
-def tile_sweep(argv):
-    ap = options("tile-sweep", sizes="512 1024 2048 4096 8192", reps=5)
-    ap.add_argument("--tiles", type=ladder.sizes_arg, default="4 8 16 32",
-                    help="tile sizes TILE (a block of TILE x TILE threads: at most 32, CUDA's 1024 threads per block)")
-    a = ap.parse_args(argv)
-    too_big = [t for t in a.tiles if t * t > MAX_THREADS_PER_BLOCK]
-    if too_big:
-        ap.error(f"--tiles {' '.join(map(str, too_big))}: a tile of TILE x TILE threads is at most "
-                 f"{MAX_THREADS_PER_BLOCK} threads (TILE <= 32)")
-    require_build_tools()
-    device = ladder.require_gpu("tile-sweep")
-    if device is None:
-        return ladder.EXIT_NO_GPU
-    todo = [(entry["kernel"], tile, f"obj/tile/{step}_{entry['kernel']}{tile}",
-             ladder.step_folder(step) + f"/{step}.cu", entry["define"].format(tile=tile), entry.get("max_n"))
-            for step, entry in ladder.experiments("tile_sweep") for tile in a.tiles]
-    arch = ladder.arch_flags()
-    for (kernel, tile, exe, *_), (code, err) in zip(todo, built_in_parallel(
-            [lambda v=v: ladder.build_variant(v[3], [v[4]], v[2], arch) for v in todo])):
-        if code != 0:
-            print(f"{exe}: does not build: {err}", file=sys.stderr)
-            return 1
-    runs = [Run([exe, "-n", n, "--reps", a.reps, "--csv"], f"{kernel} tile {tile} n={n}",
-                fields={"kernel": kernel, "tile": tile, "threads_per_block": tile * tile})
-            for n in a.sizes for tile in a.tiles for kernel, t, exe, _, _, max_n in todo
-            if t == tile and not (max_n and n > max_n)]
-    got = measure(runs, Log(), ladder.now_stamp())
-    recorded = ladder.record(results_path(a.results, device, "-tile-sweep"), got["rows"], TILE_COLUMNS, TILE_KEY)
-    print(f"\n{device}: kernel ms (median of {a.reps}), the lab's layout")
-    kernels = list(dict.fromkeys(v[0] for v in todo))
-    print(f"{'n':>6} {'tile':>5} " + " ".join(f"{k + ' kernel':>13}" for k in kernels))
-    get = {(r["kernel"], r["tile"], int(r["n"])): float(r["kernel_ms"]) for r in got["rows"]}
-    for n in a.sizes:
-        for tile in a.tiles:
-            print(f"{n:6d} {tile:5d} " + " ".join(f"{get.get((k, tile, n), float('nan')):13.3f}" for k in kernels))
-    print(recorded)
-    return 1 if got["failed"] else 0
-
-
-# ---- warptile-sweep ----
-
-# (BM, BN, BK, WM, WN, MIN_BLOCKS): threads = 32 (BM/WM)(BN/WN), thread tile (4 WM/32) x (4 WN/16)
-SHAPES = [(128, 128, 16, 64, 32, 1), (128, 128, 8, 64, 32, 1), (128, 128, 16, 64, 32, 2),
-          (128, 256, 8, 64, 64, 1), (256, 128, 8, 64, 64, 1), (128, 256, 16, 64, 64, 1),
-          (64, 128, 16, 32, 32, 2), (128, 64, 16, 32, 32, 2), (64, 64, 16, 32, 32, 2)]
-# Tried second: 4 warps of 64 x 64 per block (two blocks per SM), larger BK.
-MORE_SHAPES = [(128, 128, 16, 64, 64, 2), (128, 128, 8, 64, 64, 2), (128, 128, 32, 64, 64, 2),
-               (64, 128, 16, 32, 64, 2), (128, 64, 16, 64, 32, 2), (128, 256, 32, 64, 64, 1),
-               (256, 128, 16, 64, 64, 1), (64, 128, 32, 32, 32, 2)]
-# Tried fourth: 16 warps of 64 x 32 on the large tiles (more warps to hide latency).
-FOURTH_SHAPES = [(128, 256, 32, 64, 32, 1), (256, 128, 32, 32, 64, 1), (128, 256, 16, 64, 32, 1),
-                 (128, 256, 32, 64, 64, 1)]
-# Tried fifth: two blocks of 8 warps per SM on 128 x 128 tiles, with the swizzle.
-FIFTH_SHAPES = [(128, 128, 32, 64, 32, 2), (128, 128, 16, 64, 32, 2), (128, 128, 32, 32, 64, 2)]
-# Tried third, after the swizzle: the best shapes again, and BK = 64.
-THIRD_SHAPES = [(128, 256, 32, 64, 64, 1), (256, 128, 32, 64, 64, 1), (128, 128, 32, 64, 64, 2),
-                (64, 128, 32, 32, 32, 2), (128, 256, 64, 64, 64, 1), (128, 128, 64, 64, 64, 2)]
-WARPTILE_COLUMNS = ["date", "command", "program", "config", "threads", "registers", "n", "device", "kernel_ms",
-                    "gflops", "max_rel_err", "status"]
-WARPTILE_KEY = ("program", "config", "n", "device")
-
-
-def build_shape(step, entry, shape, arch):
-    """Build a step with this tile shape (its large one, the one overridden); its stages, where it
-    has them, are chosen at run time (--config): (name, exe, {stages: registers}, exit code)."""
-    bm, bn, bk, wm, wn, minb = shape
-    name = f"{bm}x{bn}x{bk}_w{wm}x{wn}_b{minb}"
-    exe = f"obj/tile/{step}_{name}"
-    defs = [f"LBM={bm}", f"LBN={bn}", f"LBK={bk}", f"LWM={wm}", f"LWN={wn}", f"LMIN_BLOCKS={minb}"] + \
-        [d[2:] for d in entry.get("defines", [])]
-    code, err = ladder.build_variant(ladder.step_folder(step) + f"/{step}.cu", defs, exe, arch, extra=["-Xptxas", "-v"])
-    return name, exe, kernel_registers(err, shape), code
-
-
-def kernel_registers(ptxas_log, shape):
-    """{stages: "registers[+spills]"} of this shape's kernels, from ptxas -v: each
-    'Compiling entry function' line names the kernel's template arguments (BM, BN, BK, WM,
-    WN, MIN_BLOCKS; with stages: BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS), the lines after it
-    its registers and spills. A kernel without stages is under the key None."""
-    bm, bn, bk, wm, wn, minb = shape
-    out, current = {}, "?"
-    for line in ptxas_log.splitlines():
-        m = re.search(r"Compiling entry function '(\S+)'", line)
-        if m:
-            args = [int(x) for x in re.findall(r"Li(\d+)E", m.group(1))]
-            current = "?" if args[:5] != [bm, bn, bk, wm, wn] else None if len(args) == 6 else args[5]
-            continue
-        regs = re.search(r"Used (\d+) registers", line)
-        if regs and current != "?":
-            out[current] = regs.group(1)
-        spill = re.search(r"(\d+) bytes spill stores", line)
-        if spill and spill.group(1) != "0" and current in out:
-            out[current] += "+spills"
-    return out
-
-
-def warptile_sweep(argv):
-    declared = dict(ladder.experiments("warptile_sweep"))
-    ap = options("warptile-sweep", sizes="1000 4096")
-    ap.add_argument("--programs", default=" ".join(declared), help="the steps to sweep (default: every one "
-                    f"that declares it: {' '.join(declared)})")
-    ap.add_argument("--shapes", choices=("first", "more", "third", "fourth", "fifth", "all"), default="all")
-    ap.add_argument("--stages", type=ladder.sizes_arg, default="2 3 4",
-                    help="the pipeline depths to try, for a step that has stages (those of its configurations)")
-    a = ap.parse_args(argv)
-    if not a.programs.split():
-        ap.error("--programs names no step")
-    for prog in a.programs.split():
-        if prog not in declared:
-            ap.error(f"{prog} does not declare warptile_sweep in its experiments.json (those that do: "
-                     f"{' '.join(declared)})")
-    found = ladder.discover()
-    for prog in a.programs.split():
-        # A depth is one of the step's own configurations' (--config BMxBNxBK/STAGES): its --describe says which.
-        depths = sorted({int(c.split("/")[1]) for c in found[prog]["configs"] if "/" in c})
-        unknown = [s for s in a.stages if s not in depths]
-        if declared[prog].get("stages") and unknown:
-            ap.error(f"--stages {' '.join(map(str, unknown))}: {prog}'s configurations have "
-                     f"{' '.join(map(str, depths))} stages")
-    require_build_tools()
-    device = ladder.require_gpu("warptile-sweep")
-    if device is None:
-        return ladder.EXIT_NO_GPU
-    arch = ladder.arch_flags()
-    shapes = {"first": SHAPES, "more": MORE_SHAPES, "third": THIRD_SHAPES, "fourth": FOURTH_SHAPES,
-              "fifth": FIFTH_SHAPES, "all": SHAPES + MORE_SHAPES + THIRD_SHAPES + FOURTH_SHAPES + FIFTH_SHAPES}[a.shapes]
-    jobs = [(step, shape) for step in a.programs.split() for shape in dict.fromkeys(shapes)]  # each shape once
-    built = built_in_parallel([lambda j=j: j + build_shape(j[0], declared[j[0]], j[1], arch) for j in jobs])
-    runs = []
-    # Rows measured before the swizzle of A's tile existed carry no tag; the code has it now.
-    for step, shape, name, exe, kernel_regs, code in built:
-        bm, bn, bk, wm, wn, minb = shape
-        if code != 0:
-            print(f"{step} {name}: does not build")
-            continue
-        for stages in (a.stages if declared[step].get("stages") else [None]):
-            config = name + (f"_s{stages}" if stages else "")
-            fields = {"program": step, "config": config + "+swizzle", "threads": 32 * (bm // wm) * (bn // wn),
-                      "registers": kernel_regs.get(stages, kernel_regs.get(None, "?")), "device": device}
-            runs += [Run([exe, "-n", n, "--reps", a.reps, "--csv"] + (["--config", f"{bm}x{bn}x{bk}/{stages}"]
-                                                                       if stages else []),
-                         f"{step} {config} n={n}", fields=fields, fail_ok=True) for n in a.sizes]
-    got = measure(runs, Log(), ladder.now_stamp())
-    print(ladder.record(results_path(a.results, device, "-warptile-sweep"), got["rows"], WARPTILE_COLUMNS,
-                        WARPTILE_KEY))
-    if got["failed"]:  # a FAIL is expected of some shapes (fail_ok); a run that did not run is not
-        print("FAILED to run: " + "; ".join(got["failed"]), file=sys.stderr)
-        return 1
-    return 0
 
 
 # ---- sweep: what a step declares ----
@@ -488,15 +322,25 @@ def sweep_command(step, program):
                      "nor a development version")
 
 
+def sweep_reps(entry, a):
+    """The timed launches of a sweep's runs: its own ("reps": the lab's tile sweep keeps the lab's 5),
+    else --reps, else 10."""
+    return entry.get("reps") or a.reps or 10
+
+
 def sweep_plan(step, name, entry, a):
     """What one sweep does: {"builds": the binaries make builds first, "runs": its Runs, or
-    "table": the command of a program that prints its own table, "columns" and "key": its results
-    file's}."""
+    "table": the command of a program that prints its own table, or "function": the step's own
+    Python that measures, "columns" and "key": its results file's, "ladder": whether its rows go
+    into the comparison's files}."""
     folder = ladder.step_folder(step)
+    reps = sweep_reps(entry, a)
+    if "function" in entry:  # the step's own Python: it builds, runs and records (sweep_options)
+        return {"builds": [], "function": entry["function"], "key": ()}
     if "program" in entry:  # a program of the step's own, printing its table (its sizes checked: sweep_refusal)
         sizes = a.sizes or entry["sizes"]
         exe = f"obj/{folder}/{entry['program']}"
-        cmd = [exe] + [arg.format(sizes=" ".join(map(str, sizes)), reps=a.reps) for arg in entry["args"]]
+        cmd = [exe] + [arg.format(sizes=" ".join(map(str, sizes)), reps=reps) for arg in entry["args"]]
         return {"builds": [exe], "table": cmd, "key": tuple(entry["key"])}
     variants = ladder.experiments()[step]["variants"] if entry.get("variants") else None
     column = [variants["column"]] if variants else []
@@ -510,17 +354,36 @@ def sweep_plan(step, name, entry, a):
             for dist in spec["dists"]:
                 if (n, dist) not in seen:  # sizes given on the command line serve every spec once
                     seen.add((n, dist))
-                    specs.append((n, dist, [arg.format(reps=a.reps) for arg in spec["args"]],
+                    specs.append((n, dist, [arg.format(reps=reps) for arg in spec["args"]],
                                   spec.get("variants", True) or a.sizes))
+    # Under caps: the whole sweep under each smaller GPU's shared memory per block in turn (those
+    # at or above this GPU's own are left out when it runs).
+    caps = sorted(ladder.SMEM_CAPS) if entry.get("caps") else [None]
     # Size by size, every program in turn: the ratios at a size come from the same minutes. A
     # spec with "variants": false runs the step as built and the programs beside it alone.
     runs = [Run(cmd + ["-n", n, "--dist", dist, "--csv"] + args,
-                prog + "".join(f" {k}={v}" for k, v in fields.items()) + f" n={n} {dist}",
-                fields=dict(dict.fromkeys(column, ""), **fields), name=prog, fail_ok=True)
-            for n, dist, args, with_variants in specs for prog, cmd, fields in programs if with_variants or not fields]
+                prog + "".join(f" {k}={v}" for k, v in fields.items()) + f" n={n} {dist}"
+                + (f" capped to {cap // 1024} KB" if cap else ""),
+                fields=dict(dict.fromkeys(column, ""), **fields), name=prog, fail_ok=True, cap=cap)
+            for cap in caps for n, dist, args, with_variants in specs
+            for prog, cmd, fields in programs if with_variants or not fields]
     versions = [cmd[0] for p, cmd, _ in programs if p not in ladder.PROGRAMS]  # make versions builds them
     return {"builds": versions + [b for _, b in builds], "runs": runs, "columns": ladder.RESULT_COLUMNS + column,
-            "key": ladder.KEY + tuple(column)}
+            "key": ladder.KEY + tuple(column), "ladder": entry.get("results") == "ladder"}
+
+
+def sweep_options(step, name, entry, a, argv):
+    """What a sweep of the step's own Python is handed beside the shared helpers: the step, the
+    sweep's name and entry, the sizes asked (None: its own), its reps, the results folder, the
+    command that runs it again (for its rows), and its log (log(device): results/<device>-<name>.txt,
+    headed with the moment and the command)."""
+    stamp = ladder.now_stamp()
+    header = lambda device: log_header(device, stamp, "sweep", argv) + f"# {step}'s {name}: {entry['why']}\n"  # noqa: E731
+    return types.SimpleNamespace(step=step, folder=ladder.step_folder(step), name=name, entry=entry, sizes=a.sizes,
+                                 reps=sweep_reps(entry, a), results=a.results, stamp=stamp,
+                                 command=["python3", "scripts/experiment.py", "sweep"] + list(argv),
+                                 log=lambda device: Log(results_path(a.results, device, f"-{name}")[:-4] + ".txt",
+                                                        header(device)))
 
 
 def sweep_refusal(chosen, a):
@@ -550,7 +413,7 @@ def sweep_refusal(chosen, a):
 
 
 def sweep(argv):
-    ap = options("sweep")
+    ap = options("sweep", reps=None)
     ap.add_argument("--step", help="the step whose sweeps run (NN, stepNN; default: every step that declares one)")
     ap.add_argument("--name", help="only this sweep of the step's")
     ap.add_argument("--part", help="only the sweeps of this make reproduce part (an entry's \"part\", default "
@@ -580,11 +443,40 @@ def sweep(argv):
     todo = [(step, name, entry, sweep_plan(step, name, entry, a)) for step, name, entry in chosen]
     if a.plan:
         for step, name, entry, plan in todo:
-            print(f"{step}'s sweep {name}: into results/<device>-{name}.csv, by {', '.join(plan['key'])}")
+            if "function" in plan:
+                print(f"{step}'s sweep {name}: its own Python, {ladder.step_folder(step)}/"
+                      f"{plan['function'].rsplit('.', 1)[0]}.py's {plan['function'].rsplit('.', 1)[1]}()")
+                continue
+            into = f"<device>-{name}" if not plan.get("ladder") else "<device>-capped-to-<N>-kb" if entry.get("caps") \
+                else "<device>"
+            print(f"{step}'s sweep {name}: into results/{into}.csv, by {', '.join(plan['key'])}")
             print("".join(f"  make {b}\n" for b in plan["builds"]), end="")
-            cmds = [run.cmd for run in plan["runs"]] if "runs" in plan else [plan["table"]]
-            print("".join(f"  $ {' '.join(cmd)}\n" for cmd in cmds), end="")
+            runs = [(run.cmd, run.cap) for run in plan["runs"]] if "runs" in plan else [(plan["table"], None)]
+            print("".join(f"  $ {' '.join(cmd)}" + (f"   [MATMUL_SMEM_LIMIT={cap}]" if cap else "") + "\n"
+                          for cmd, cap in runs), end="")
         return 0
+    own = [t for t in todo if "function" in t[3]]  # the steps' own Python, after the runs below
+    todo = [t for t in todo if "function" not in t[3]]
+    code = measure_sweeps(todo, a, argv) if todo else 0
+    if code == ladder.EXIT_NO_GPU:  # said once; the steps' own sweeps need the GPU too
+        return code
+    for step, name, entry, plan in own:
+        # Each checks its tools and the GPU itself, builds, runs and records; one it stops (a tool
+        # missing: its one line said) leaves the others to run.
+        measure_own = step_plugins.function(ladder.step_folder(step), plan["function"])
+        try:
+            done = measure_own(sweep_options(step, name, entry, a, argv))
+        except SystemExit as stop:
+            if not isinstance(stop.code, int):
+                print(stop.code, file=sys.stderr)
+            done = stop.code if isinstance(stop.code, int) else 1
+        code = code or done
+    return code
+
+
+def measure_sweeps(todo, a, argv):
+    """Build, run and record the sweeps that are runs of programs (todo: [(step, name, entry,
+    plan)]): the exit code."""
     targets = sorted({b for *_, plan in todo for b in plan["builds"]})
     if targets:
         ladder.require_tool("make", "the sweep builds its programs with make")
@@ -592,17 +484,25 @@ def sweep(argv):
     if code != 0:
         print(out + "sweep: the builds failed", file=sys.stderr)
         return 1
-    device = ladder.require_gpu("sweep")
+    device, fields = ladder.gpu_info()
     if device is None:
+        print(f"sweep: no GPU to run on: {fields}", file=sys.stderr)
         return ladder.EXIT_NO_GPU
+    limit = int(fields.get("smem_device_optin_bytes") or 0)
     stamp, failed = ladder.now_stamp(), []
     for step, name, entry, plan in todo:
         path = results_path(a.results, device, f"-{name}")
         log = Log(path[:-4] + ".txt", log_header(device, stamp, "sweep", argv) + f"# {step}'s {name}: {entry['why']}\n")
         if "runs" in plan:
-            got = measure(plan["runs"], log, stamp)
+            # a cap at or above this GPU's own shared memory per block would measure it as it is
+            got = measure([r for r in plan["runs"] if not r.cap or r.cap < limit], log, stamp)
             failed += got["failed"]
-            log.say(ladder.record(path, got["rows"], plan["columns"], plan["key"]))
+            if plan["ladder"]:  # the comparison's files: the device's, and each cap's own
+                for dev in dict.fromkeys(r["device"] for r in got["rows"]):
+                    log.say(ladder.record(results_path(a.results, dev), [r for r in got["rows"] if r["device"] == dev],
+                                          plan["columns"], plan["key"]))
+            else:
+                log.say(ladder.record(path, got["rows"], plan["columns"], plan["key"]))
         else:  # its rows as the program prints them
             log.say("$ " + " ".join(plan["table"]))
             rows, code, err = run_table(plan["table"])
@@ -621,8 +521,7 @@ def sweep(argv):
     return 0
 
 
-KINDS = {"compare": compare, "configs": configs, "versions": versions, "tile-sweep": tile_sweep,
-         "warptile-sweep": warptile_sweep, "sweep": sweep}
+KINDS = {"compare": compare, "configs": configs, "versions": versions, "sweep": sweep}
 # Each kind's line of the list above, for its --help.
 DESCRIPTIONS = {m.group(1): " ".join(m.group(2).split())
                 for m in re.finditer(r"^  ([a-z-]+) +(.*(?:\n {18}.*)*)", __doc__, re.M)}

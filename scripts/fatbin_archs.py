@@ -13,8 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ladder  # noqa: E402
+import ladder
 
 FATBIN_MAGIC = 0xBA55ED50  # each fat binary in the section starts with it
 KIND_PTX, KIND_ELF = 1, 2

@@ -9,7 +9,6 @@ import argparse
 import csv
 import datetime
 import glob
-import importlib.util
 import json
 import os
 import re
@@ -53,8 +52,11 @@ def measurements_dir(chosen=""):
 def results_folder(text):
     """argparse type of --results: measurements_dir(text)."""
     return measurements_dir(text)
+# What the pages need of each program's --describe, recorded: the steps', the references' and
+# the development versions' (whose binaries are in obj/versions/); make diff, the versions table
+# and a step's table read builds_on, change and fails_on_purpose from here where nothing is built.
 CATALOGUE_COLUMNS = ["row", "program", "binary", "math", "math_index", "folder", "lesson", "chapter", "precision",
-                     "compensated", "min_cc", "exact_cc", "needs"]
+                     "compensated", "min_cc", "exact_cc", "needs", "builds_on", "change", "fails_on_purpose"]
 REFERENCE_BINARIES = ["cublas/cublas", "cutlass/cutlass"]
 OPTIONAL_BINARIES = {"cutlass/cutlass": "cutlass/cutlass is not built (make cutlass fetches its headers)"}
 
@@ -82,46 +84,66 @@ def describe(binary, n=None):
     return blocks
 
 
-def source_info(path):
-    """The string fields of a program's step_info as its source writes them ({"program":
-    "step13_v3", "change": "...", ...}; C's adjacent literals joined): what a program says of
-    itself, read without building it."""
-    text = open(path).read()
-    m = re.search(r"const struct step_info step_info = \{(.*?)\n\};", text, re.S)
-    if not m:
-        raise ValueError(f"{path}: no step_info")
-    return {k: "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', v))
-            for k, v in re.findall(r'^\s*\.(\w+)\s*=\s*((?:"(?:[^"\\]|\\.)*"\s*)+),', m.group(1), re.M)}
+VERSIONS_DIR = os.path.join("obj", "versions")  # where make versions builds them
+
+
+def is_version(d):
+    """Whether a description is a development version's (its binary in obj/versions/)."""
+    return os.path.dirname(d["binary"]) == VERSIONS_DIR
+
+
+def version_sources():
+    """[(step binary, [its versions' sources, in order])] for each step with a versions/ folder:
+    the chain's order is its files' names (stepNN_v1_..., stepNN_v2_..., numbered), then the step."""
+    out = []
+    for step in step_binaries():
+        sources = glob.glob(os.path.join(ROOT, os.path.dirname(step), "versions", "*.cu"))
+        number = lambda f: int(re.search(r"_v(\d+)", os.path.basename(f)).group(1))  # noqa: E731
+        if sources:
+            out.append((step, [os.path.relpath(f, ROOT) for f in sorted(sources, key=number)]))
+    return out
+
+
+def version_binary(source):
+    """Where make versions builds a version: obj/versions/<its file's name>."""
+    return os.path.join(VERSIONS_DIR, os.path.basename(source)[:-3])
 
 
 def version_chains():
     """The development versions, found: for each step with a versions/ folder, its versions in
-    their files' order (stepNN_v1_..., stepNN_v2_..., numbered) and then the step, each
-    {"program", "source", "binary" (make versions builds a version into obj/versions/),
-    "change", "fails_on_purpose"} as its own step_info says."""
+    their files' order and then the step, each {"program", "source", "binary", "change",
+    "fails_on_purpose"} as the program says of itself (--describe: asked of the built program,
+    else as recorded in results/programs.csv). A version described neither way is left out
+    (make versions builds it; make plots then records it)."""
     chains = []
-    for step in step_binaries():
-        folder = os.path.dirname(step)
-        sources = glob.glob(os.path.join(ROOT, folder, "versions", "*.cu"))
-        if not sources:
-            continue
-        number = lambda f: int(re.search(r"_v(\d+)", os.path.basename(f)).group(1))  # noqa: E731
+    for step, sources in version_sources():
         chain = []
-        for src in sorted(sources, key=number) + [os.path.join(ROOT, step + ".cu")]:
-            info = source_info(src)
-            rel = os.path.relpath(src, ROOT)
-            binary = step if rel == step + ".cu" else os.path.join("obj", "versions", os.path.basename(src)[:-3])
-            chain.append({"program": info.get("program", ""), "source": rel, "binary": binary,
-                          "change": info.get("change", ""), "fails_on_purpose": info.get("fails_on_purpose", "")})
+        for source, binary in [(src, version_binary(src)) for src in sources] + [(step + ".cu", step)]:
+            d = VERSION_DESCRIPTIONS.get(binary) or next((d for d in PROGRAMS.values() if d["binary"] == binary), None)
+            if d:
+                chain.append({"program": d["program"], "source": source, "binary": binary, "change": d.get("change", ""),
+                              "fails_on_purpose": d.get("fails_on_purpose", "")})
         chains.append(chain)
     return chains
 
 
-def versions():
+def versions(describe_built=False):
     """{program (its CSV name): (binary, what changed from the one before, may FAIL its bound)},
-    the chains one after the other, as the programs' own step_info say (version_chains)."""
+    the chains one after the other, as the programs say of themselves (version_chains);
+    describe_built: each built version asked again first (describe_versions)."""
+    if describe_built:
+        describe_versions()
     return {v["program"]: (v["binary"], v["change"], bool(v["fails_on_purpose"]))
             for chain in version_chains() for v in chain}
+
+
+def describe_versions():
+    """Ask every built development version what it is (--describe), in place of its recorded
+    description: [the descriptions]."""
+    found = [d for _, sources in version_sources() for src in sources
+             if os.path.exists(os.path.join(ROOT, version_binary(src))) for d in describe(version_binary(src))]
+    VERSION_DESCRIPTIONS.update((d["binary"], d) for d in found)
+    return found
 
 
 def experiments(key=None):
@@ -139,54 +161,27 @@ def experiments(key=None):
     return [(p, e[key]) for p, e in found.items() if key in e]
 
 
-_modules = {}
-
-
-def step_functions(kind):
-    """[(program, name, function)]: what the steps' experiments.json declare under kind ("tables",
-    "charts", "prose": each a name and its {"function": "module.function", "why"}), each function
-    loaded from its step's folder (module.py there), in the ladder's order."""
-    out = []
-    for program, entries in experiments(kind):
-        folder = os.path.join(ROOT, step_folder(program))
-        for name, entry in entries.items():
-            module, function = entry["function"].rsplit(".", 1)
-            path = os.path.join(folder, module + ".py")
-            if path not in _modules:
-                spec = importlib.util.spec_from_file_location(f"{program}_{module}", path)
-                _modules[path] = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(_modules[path])
-            out.append((program, name, getattr(_modules[path], function)))
-    return out
-
-
 def step_folder(program):
     """A step's folder ("stepNN_name") from its program's name."""
     return next(os.path.dirname(b) for b in step_binaries() if os.path.basename(b) == program)
 
 
-def builds_on(binary):
-    """The step a step's source declares it starts from (`.builds_on = "step13"` in its
-    step_info, read from the source as the build reads .exact_cc), or None."""
-    try:
-        text = open(os.path.join(ROOT, binary + ".cu")).read()
-    except OSError:
-        return None
-    m = re.search(r'^\s*\.builds_on\s*=\s*"(\w+)[\w ]*"', text, re.M)  # the first step it names
-    return m.group(1) if m else None
-
-
 def step_before(program):
-    """The step this one builds on: the one its source names (builds_on), else the step
-    before it on the ladder (the step folders' order); None for the first."""
+    """The step this one builds on: the (first) one it names (its --describe's builds_on: asked of
+    the built program, else as recorded in results/programs.csv), else the step before it on the
+    ladder (the step folders' order); None for the first."""
     binaries = step_binaries()
     steps = [os.path.basename(b) for b in binaries]
     i = steps.index(program)
-    declared = builds_on(binaries[i])
+    # A step may build on several ("step16 step17": step 16's passes, step 17's schedule): its
+    # lesson is told against the first.
+    declared = (PROGRAMS.get(program, {}).get("builds_on") or "").split()
+    for named in declared:
+        if named not in steps[:i]:
+            raise ValueError(f"{program} builds on '{named}' (its step_info's builds_on), which is no step "
+                             "before it")
     if declared:
-        if declared not in steps[:i]:
-            raise ValueError(f"{binaries[i]}.cu: builds_on names '{declared}', which is no step before it")
-        return declared
+        return declared[0]
     return steps[i - 1] if i > 0 else None
 
 
@@ -210,6 +205,16 @@ def before(name, in_chain=False):
     if name not in steps or not step_before(name):
         return None
     return steps[step_before(name)] + ".cu", steps[name] + ".cu"
+
+
+def describe_built(step, versions_too=False):
+    """Ask a step's built program (and with versions_too its built versions) what it is, in place
+    of its recorded description: make diff builds them, then asks them what they build on."""
+    binary = next((b for b in step_binaries() if os.path.basename(b) == step), None)
+    if binary and os.path.exists(os.path.join(ROOT, binary)):
+        PROGRAMS.update((d["row"], d) for d in describe(binary))
+    if versions_too:
+        describe_versions()
 
 
 def first_step():
@@ -240,15 +245,18 @@ def build_variant(source, defines, exe, arch, extra=()):
 
 
 def order_key(d):
-    """Steps by number, then the references, each in the order its arithmetics are declared."""
-    return (0 if d["program"].startswith("step") else 1, d["binary"], int(d.get("math_index") or 0))
+    """Steps by number, then the references, each in the order its arithmetics are declared,
+    then the development versions."""
+    return (2 if is_version(d) else 0 if d["program"].startswith("step") else 1, d["binary"],
+            int(d.get("math_index") or 0))
 
 
 def discover(n=None, built_only=False):
     """Every program built here, described: {row: description}, in the ladder's order. A step
     or cuBLAS that is not built ends the script (run make), unless built_only; CUTLASS is
     optional. A script that records measurements records these beside them
-    (record_catalogue)."""
+    (record_catalogue). The development versions built here are asked too (describe_versions);
+    the others keep their recorded descriptions."""
     found = {}
     for binary in step_binaries() + REFERENCE_BINARIES:
         if (binary in OPTIONAL_BINARIES or built_only) and not os.path.exists(os.path.join(ROOT, binary)):
@@ -258,7 +266,8 @@ def discover(n=None, built_only=False):
         except OSError as err:
             raise SystemExit(f"{err} (run make first)")
         found.update((d["row"], d) for d in blocks)
-    _load(found)
+    _load({**found, **{d["row"]: d for d in VERSION_DESCRIPTIONS.values()}})
+    describe_versions()
     return found
 
 
@@ -285,10 +294,13 @@ def record_catalogue(descriptions, path=CATALOGUE):
     os.replace(path + ".tmp", path)
 
 
-def _load(programs):
-    """Set the module's views of a set of descriptions (the catalogue's, or discover()'s)."""
-    global PROGRAMS, LADDER, STEPS, MATH_ROWS, TENSOR_STEPS
-    PROGRAMS = dict(programs)
+def _load(descriptions):
+    """Set the module's views of a set of descriptions (the catalogue's, or discover()'s): the
+    programs of the ladder and the references, and apart from them the development versions."""
+    global PROGRAMS, LADDER, STEPS, MATH_ROWS, TENSOR_STEPS, VERSION_DESCRIPTIONS
+    PROGRAMS = {r: d for r, d in descriptions.items() if not is_version(d)}
+    # binary -> description: a version is found by the file it is built from
+    VERSION_DESCRIPTIONS = {d["binary"]: d for d in descriptions.values() if is_version(d)}
     # row -> (folder, lesson in a few words)
     LADDER = {r: (d["folder"], d["lesson"]) for r, d in PROGRAMS.items()}
     STEPS = [r for r, d in PROGRAMS.items() if d["program"].startswith("step")]
@@ -507,10 +519,11 @@ def fp32_peak_gflops(fields):
     return int(fields["sms"]) * fp32_lanes(fields["cc"]) * 2 * int(fields["clock_khz"]) / 1e6
 
 
-def run_csv(cmd):
-    """Run a program with --csv: (its row as a dict, exit code, stderr). The row is None
-    unless the program exited 0 (pass) or 1 (not within tolerance, still a measurement)."""
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+def run_csv(cmd, env=None):
+    """Run a program with --csv (env: variables to set for it, MATMUL_SMEM_LIMIT say): (its row as
+    a dict, exit code, stderr). The row is None unless the program exited 0 (pass) or 1 (not
+    within tolerance, still a measurement)."""
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=dict(os.environ, **env) if env else None)
     return (parse_program_csv(p.stdout) if p.returncode in (0, 1) else None), p.returncode, p.stderr.strip()
 
 
@@ -623,10 +636,14 @@ def main(argv):
         return 0
     if argv == ["record"]:
         found = discover(built_only=True)
-        record_catalogue(found.values())
-        print(f"{len(found)} programs described in {os.path.relpath(CATALOGUE, ROOT)}")
+        versions_found = [d for d in VERSION_DESCRIPTIONS.values()
+                          if os.path.exists(os.path.join(ROOT, d["binary"]))]
+        record_catalogue(list(found.values()) + versions_found)
+        print(f"{len(found)} programs and {len(versions_found)} development versions described in "
+              f"{os.path.relpath(CATALOGUE, ROOT)}")
         return 0
     if argv[:1] == ["before"] and len(argv) in (2, 3) and (len(argv) == 2 or argv[1] == "--version"):
+        describe_built(argv[-1].split("_")[0], versions_too=len(argv) == 3)
         pair = before(argv[-1], in_chain=len(argv) == 3)
         if pair is None:
             if len(argv) == 3:

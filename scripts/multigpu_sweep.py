@@ -19,9 +19,8 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import experiment  # noqa: E402
-import ladder  # noqa: E402
+import experiment
+import ladder
 
 EXE = os.path.join("multigpu", "multigpu")
 PROGRAM_COLUMNS = ["algo", "local", "n", "gpus", "grid", "panel", "device", "ms", "tflops", "comm_ms", "gemm_ms",

@@ -26,8 +26,7 @@ The expressions can use the functions below (all figures of the main device unle
   avg_err(p, n), col(p, n, column), faster(a, b, n) = ms(b) / ms(a),
   pct_cublas(p, n), pct_peak(p, n), peak() (FP32 peak, GFLOPS),
   capped(kb, p, n, column), config(program, name, n, column), version(p, n, column)
-  (the development versions' runs), tile(kernel, t, n, column),
-  warptile(program, config, n, column), transpose(variant, rows, cols, column),
+  (the development versions' runs), transpose(variant, rows, cols, column),
   cpu(host, program, n, threads, isa=None, block=None, column="gflops") with host
   "xeon" or "epyc", ncu(log, section, metric) (value in bytes, seconds, % or a count),
   art(p, column) (the article's 8800GT figures), test_ratio(p, dist, n) (a program's
@@ -41,16 +40,17 @@ The expressions can use the functions below (all figures of the main device unle
   mgpu_eff(algo, n, gpus, panel=8192, run, device, comm, grid) (parallel efficiency against the
   same run's one-GPU SGEMM, scaled by n^3 where one GPU did not run that n), and min, max, abs, round; and the
   functions the steps declare (their experiments.json's "prose", in their folders' Python, each
-  called with these results first: a step's sweep's rows, read by its variants' column).
+  called with the shared helpers and these results first: a step's sweep's rows, read by its
+  variants' column; step 05's tile(kernel, t, n, column), step 09's warptile(program, config, n,
+  column), ...).
 """
 import functools
 import glob
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ladder  # noqa: E402
+import ladder
+import step_plugins
 
 DEVICE = "NVIDIA H100 80GB HBM3"  # the device whose figures the READMEs discuss
 HOSTS = {"xeon": "intel-r-xeon-r-processor-16-cpus", "epyc": "amd-epyc-2-cpus"}
@@ -159,7 +159,7 @@ class Results:
         (where: its path from the root), elsewhere the first step's on the ladder."""
         shared = self.shared_functions()
         found = dict(shared)
-        steps = ladder.step_functions("prose")
+        steps = step_plugins.step_functions("prose")
         own = [s for s in steps if where.startswith(ladder.step_folder(s[0]) + "/")]
         for program, name, function in own + [s for s in steps if s not in own]:
             if name in shared:
@@ -196,10 +196,6 @@ class Results:
                 f"{self.slug}-{name}.csv", f"the experiment {name}", **match)[column]),
             "config": lambda program, name, n, column="gflops": float(self.find(
                 f"{self.slug}-config-sweep.csv", "a configuration", program=program, config=name, n=n)[column]),
-            "tile": lambda kernel, t, n, column="kernel_ms": float(self.find(
-                f"{self.slug}-tile-sweep.csv", "the tile sweep", kernel=kernel, tile=t, n=n)[column]),
-            "warptile": lambda program, cfg, n, column="gflops": float(self.find(
-                f"{self.slug}-warptile-sweep.csv", "the warptile sweep", program=program, config=cfg, n=n)[column]),
             "transpose": lambda variant, rows, cols, column="gbps": float(self.find(
                 f"{self.slug}-transpose.csv", "the transpose", program=variant, rows=rows, cols=cols)[column]),
             "cpu": lambda host, program, n, threads, isa=None, block=None, column="gflops": float(self.find(

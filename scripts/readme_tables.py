@@ -20,9 +20,9 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import ladder  # noqa: E402
-import prose  # noqa: E402
+import ladder
+import prose
+import step_plugins
 
 
 def all_tables(results_dir):
@@ -37,7 +37,7 @@ def all_tables(results_dir):
                 raise SystemExit(f"readme_tables.py: table '{name}' comes from both {owner[name]} and {module}")
             shared[name], owner[name] = text, module
     steps = [(ladder.step_folder(program), name, function(results_dir))
-             for program, name, function in ladder.step_functions("tables")]
+             for program, name, function in step_plugins.step_functions("tables")]
     for folder, name, _ in steps:
         if name in shared:
             raise SystemExit(f"readme_tables.py: {folder}'s table '{name}' is {owner[name]}'s already")

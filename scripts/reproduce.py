@@ -5,13 +5,13 @@ show, then redraw the charts. Each part writes its rows into results/local/<devi
 the date and the commands (make reproduce RESULTS=results: into the recorded set the pages read). It prints what
 it will run and how long that should take before it starts, and its progress as it goes.
 
-Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
+Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out); each part runs, after
+its own commands, the sweeps the steps declare for it (experiments.json's "sweeps", "part"):
   device          the GPU, driver, clocks and tools
   config-sweep    every configuration (tile shape, pipeline depth) of each program that
                   has several, at n = 1000 ... 8192
   compare         every step, cuBLAS (FP32 and TF32) and CUTLASS at n = 256 ... 8192 in one run;
-                  a step that declares more sizes (its experiments.json's extra_sizes) there,
-                  beside the step before it
+                  and the sweeps the steps declare for this part (step 04's unaligned sizes)
   tensor          the tensor-core chapter (its steps, cuBLAS FP32 and TF32, CUTLASS TF32 and
                   3xTF32) on wide inputs at n = 256 ... 8192; the other steps on wide inputs; ncu
                   of the tensor-core steps, cuBLAS and CUTLASS
@@ -24,18 +24,18 @@ Parts, in order (ONLY="compare caps" runs some, SKIP="cpu" leaves some out):
                   "rounding"): TF32 truncated (a development version) beside rounded to nearest and
                   cuBLAS TF32, on both inputs at n = 1000 ... 8192 and the range families at 1000
   article         every program's article-style output at n = 1000
-  caps            each step that declares caps (experiments.json), the step beside it and
-                  cuBLAS under the shared memory of smaller GPUs (64, 99, 163 KB per block),
+  caps            the sweeps the steps declare under caps (step 10's: the step, the one before it
+                  and cuBLAS under the shared memory of smaller GPUs, 64, 99, 163 KB per block),
                   labelled "capped to N KB"
-  tile-sweep      the lab's tile size, tiled against naive kernel
-  warptile-sweep  the tile shapes of the warp-tiled kernels
+  tile-sweep      the lab's tile size, tiled against naive kernel (step 05's sweep)
+  warptile-sweep  the tile shapes of the warp-tiled kernels (step 09's sweep)
   sweeps          every other sweep a step declares (its build variants beside the programs it
-                  names, each sweep with its log)
+                  names, or its own Python's, each sweep with its log)
   transpose       the transpose chapter, and its ncu counters where ncu is installed
   multigpu        the multi-GPU chapter on every GPU of this machine, and on one GPU beside
                   cuBLASMp (where multigpu/multigpu is built: it needs NCCL)
-  ncu             the profiler's evidence of the READMEs, each step's declared counters among
-                  it (needs ncu)
+  ncu             the profiler's evidence of the READMEs, the sweeps the steps declare for it
+                  among it (step 04's counters; needs ncu)
   cpu             the CPU chapter on this machine's CPU (make cpu, make cpu-sweep)
   test            make test and make sanitize (sanitize needs compute-sanitizer)
   plots           the charts and the README tables, from results/
@@ -51,8 +51,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ladder  # noqa: E402
+import ladder
 
 PARTS = ["device", "config-sweep", "compare", "tensor", "range", "versions", "rounding", "article", "caps", "tile-sweep",
          "warptile-sweep", "sweeps", "transpose", "multigpu", "ncu", "cpu", "test", "plots"]
@@ -88,8 +87,22 @@ def make(*args):
     return ["make", "--no-print-directory"] + list(args)
 
 
+def declared_parts():
+    """The parts the steps' sweeps are declared for (each entry's "part", default "sweeps")."""
+    return {e.get("part", "sweeps") for _, sweeps in ladder.experiments("sweeps") for e in sweeps.values()}
+
+
 def part_commands(part, device, fields, have_ncu, have_sanitizer):
-    """[(command, environment overrides or None, the log's name suffix)] for one part."""
+    """[(command, environment overrides or None, the log's name suffix)] for one part: its own,
+    then the sweeps the steps declare for it (each writes its own log)."""
+    if part == "ncu" and not have_ncu:
+        return []
+    declared = [(measure("sweep", "--part", part, "--reps", str(REPS)), None, None)] if part in declared_parts() else []
+    return own_commands(part, device, fields, have_ncu, have_sanitizer) + declared
+
+
+def own_commands(part, device, fields, have_ncu, have_sanitizer):
+    """The commands of one part that are not the steps' sweeps."""
     if part == "device":
         query = "name,driver_version,clocks.max.sm,clocks.max.mem,power.limit"
         return [(["date", "-u"], None, "device"),
@@ -104,10 +117,7 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
         # One run for the whole ladder, the tensor-core chapter included: every ratio against
         # cuBLAS comes from the same run.
         return [(measure("compare", "--sizes", COMPARE_SIZES, "--reps", str(REPS), "--dists", "uniform",
-                    "--programs", " ".join(ladder.LADDER)), None, "compare")] + \
-            [(measure("compare", "--programs", " ".join(p for p in (ladder.step_before(step), step) if p),
-                 "--sizes", " ".join(map(str, entry["sizes"])), "--reps", str(REPS)), None, "compare")
-             for step, entry in ladder.experiments("extra_sizes")]
+                    "--programs", " ".join(ladder.LADDER)), None, "compare")]
     if part == "tensor":
         # The tensor-core chapter beside its ceilings and peer, on both input distributions,
         # the ladder's steps on wide inputs, and the profiler's evidence.
@@ -134,23 +144,9 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
                     "--programs", " ".join(fp32), "--reported", " ".join(peers)), None, "range")]
     if part == "versions":  # None: the script writes results/<device-slug>-versions.txt itself
         return [(measure("versions", "--sizes", "1000 4096 8192", "--reps", str(REPS)), None, None)]
-    if part in ("rounding", "sweeps"):  # None: each sweep writes results/<device-slug>-<sweep>.txt itself
-        declared = [e.get("part", "sweeps") for _, sweeps in ladder.experiments("sweeps") for e in sweeps.values()]
-        return [(measure("sweep", "--part", part, "--reps", str(REPS)), None, None)] if part in declared else []
     if part == "article":
         return [(ladder.program_command(p) + ["-n", "1000", "--reps", str(REPS)], None, "article-style")
                 for p in ladder.LADDER]
-    if part == "caps":  # without a GPU (a dry run's plan), every cap: the GPU decides which are below its own
-        limit = int(fields["smem_device_optin_bytes"]) if fields else max(ladder.SMEM_CAPS) + 1
-        capped = list(dict.fromkeys(p for step, entry in ladder.experiments("caps") for p in (entry["beside"], step)))
-        if not capped:
-            return []
-        return [(measure("compare", "--programs", " ".join(capped + ["cublas"]), "--sizes", "1000 4096 8192", "--reps",
-                    str(REPS)), {"MATMUL_SMEM_LIMIT": str(cap)}, "caps") for cap in ladder.SMEM_CAPS if cap < limit]
-    if part == "tile-sweep":
-        return [(measure("tile-sweep"), None, "tile-sweep")]
-    if part == "warptile-sweep":
-        return [(measure("warptile-sweep"), None, "warptile-sweep")]
     if part == "transpose":
         return [(py("transpose_compare.py"), None, "transpose")] + \
             ([(make("transpose-profile"), None, "transpose")] if have_ncu else [])
@@ -182,8 +178,6 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
         cmds += [(make("profile", f"STEP={s}", "NCU_N=4096", "NCU_SECTIONS=--section WarpStateStats"), None,
                   "ncu-4096-beyond") for s in steps_of("cuda-cores") + ["cublas"]]
         cmds += [(make("profile-launch", "STEP=cublas", "NCU_N=4096"), None, "ncu-cublas")]
-        cmds += [(py("counters.py", "--programs", step), None, entry["log"])
-                 for step, entry in ladder.experiments("counters")]
         return cmds
     if part == "cpu":
         return [(make("cpu"), None, "cpu"), (make("cpu-sweep"), None, "cpu")]
@@ -191,6 +185,8 @@ def part_commands(part, device, fields, have_ncu, have_sanitizer):
         return [(make("test"), None, "test")] + ([(make("sanitize"), None, "sanitize")] if have_sanitizer else [])
     if part == "plots":
         return [(make("plots"), None, "plots")]
+    if part in PARTS:  # a part of the steps' sweeps alone
+        return []
     raise ValueError(part)
 
 
@@ -200,7 +196,8 @@ def empty_reason(part, have_ncu):
         return "ncu is not installed"
     if part == "multigpu":
         return "multigpu/multigpu is not built: NCCL was not found (make nccl fetches it)"
-    return "no step declares it" if part in ("caps", "rounding", "sweeps") else "nothing to do"
+    return "no step declares it" if part not in ("device", "compare", "tensor", "range", "article", "test") \
+        else "nothing to do"
 
 
 def tools_of(cmds):

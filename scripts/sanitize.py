@@ -16,8 +16,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ladder  # noqa: E402
+import ladder
 
 ERROR_EXIT = 9  # compute-sanitizer's exit code when it found an error
 

@@ -2,11 +2,9 @@
 """
 import glob
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ladder  # noqa: E402
-from tables_shared import e, f, table  # noqa: E402
+import ladder
+from tables_shared import e, f, table
 
 
 def cpu_tables(results_dir):

@@ -3,11 +3,9 @@
 import glob
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ladder  # noqa: E402
-from tables_shared import f, table  # noqa: E402
+import ladder
+from tables_shared import f, table
 
 
 def multigpu_table(results_dir, runs=("multigpu",)):

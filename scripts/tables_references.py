@@ -2,11 +2,9 @@
 host code moved onto the steps' own.
 """
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ladder  # noqa: E402
-from tables_shared import device_results, e, f, fp32_peak_gflops, table  # noqa: E402
+import ladder
+from tables_shared import device_results, e, f, fp32_peak_gflops, table
 
 
 def cublas_table(results_dir):

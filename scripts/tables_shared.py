@@ -1,18 +1,16 @@
 """The tables every chapter shares, and the reading of results/ they start from: the ladder's
 CSVs (one per device, and one per shared-memory cap) and the article's figures; the
 formatting (Markdown tables, numbers); the ladder's table, each step's table, the development
-versions' table, and the tables of the experiments any step may declare (its experiments.json's
-"caps" and "configs_table"). A chapter's own tables are in scripts/tables_<chapter>.py, a step's
-in its folder (experiments.json's "tables"); scripts/readme_tables.py gathers them all.
-Standard library only.
+versions' table, each program's configurations ("<program>-configs", from make config-sweep), and
+each step's table under the caps of smaller GPUs ("<step>-caps", where it declares a sweep with
+"caps"). A chapter's own tables are in scripts/tables_<chapter>.py, a step's in its folder
+(experiments.json's "tables"); scripts/readme_tables.py gathers them all. Standard library only.
 """
 import glob
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ladder  # noqa: E402
+import ladder
 
 ARTICLE = "article_8800gt.csv"
 # Which programs each table shows follows from what the programs say of themselves
@@ -35,7 +33,8 @@ STEP_EXPERIMENT = r"-step\d\d-[a-z0-9-]+\.csv$"
 
 def not_ladder():
     """The pattern of the results files that are not the ladder's."""
-    names = OTHER_RESULTS + [name for _, sweeps in ladder.experiments("sweeps") for name in sweeps]
+    names = OTHER_RESULTS + [name for _, sweeps in ladder.experiments("sweeps") for name, e in sweeps.items()
+                             if e.get("results") != "ladder"]
     return r"-(" + "|".join(map(re.escape, names)) + r")\.csv$|" + STEP_EXPERIMENT
 
 
@@ -175,8 +174,9 @@ def step_table(step, devices, art):
     except ValueError:  # not a step folder here (a fixture): the one before it in the list
         i = ladder.STEPS.index(step)
         prev = ladder.STEPS[i - 1] if i > 0 else None
-    # A step that declares more sizes (its experiments.json) shows them too.
-    extra = dict(ladder.experiments("extra_sizes")).get(step, {}).get("sizes", [])
+    # A step that declares a sweep into the comparison's files at more sizes shows them too.
+    extra = [n for e in dict(ladder.experiments("sweeps")).get(step, {}).values()
+             if e.get("results") == "ladder" and not e.get("caps") for spec in e["runs"] for n in spec["sizes"]]
     sizes = sorted(set(LADDER_SIZES) | set(extra))
     ceilings = [] if step in ARTICLE_STEPS else ["cublas"] + (
         ["cublas_tf32"] if ladder.PROGRAMS.get(step, {}).get("precision") == "tf32" else [])
@@ -305,12 +305,20 @@ def config_sweep_table(results_dir, program):
     return "\n\n".join(parts)
 
 
+def configured_programs(results_dir):
+    """The programs make config-sweep measured (results/<device>-config-sweep.csv), in order."""
+    return list(dict.fromkeys(r["program"] for path in sorted(glob.glob(os.path.join(results_dir, "*-config-sweep.csv")))
+                              for r in ladder.read_results(path)))
+
+
 def tables(results_dir):
-    """{name: Markdown}: the ladder's table, each step's, the versions', and those of the experiments
-    the steps declare ("<program>-caps", "<program>-configs")."""
+    """{name: Markdown}: the ladder's table, each step's, the versions', each program's
+    configurations ("<program>-configs"), and a step's under the caps ("<step>-caps": the sweep it
+    declares with "caps", against the first program beside it)."""
     devices, art = device_results(results_dir), article(results_dir)
     out = {"ladder": ladder_table(devices, art, results_dir), "versions": versions_table(results_dir)}
     out.update({s: step_table(s, devices, art) for s in ladder.STEPS})
-    out.update({f"{p}-caps": caps_table(results_dir, p, e["beside"]) for p, e in ladder.experiments("caps")})
-    out.update({f"{p}-configs": config_sweep_table(results_dir, p) for p, _ in ladder.experiments("configs_table")})
+    out.update({f"{p}-caps": caps_table(results_dir, p, e["beside"][0]) for p, sweeps in ladder.experiments("sweeps")
+                for e in sweeps.values() if e.get("caps")})
+    out.update({f"{p}-configs": config_sweep_table(results_dir, p) for p in configured_programs(results_dir)})
     return out

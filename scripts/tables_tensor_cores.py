@@ -1,12 +1,9 @@
 """The tensor-core chapter's tables: its steps beside every reference on both input
 distributions, FP32's whole range, and the top README's opening of the chapter.
 """
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ladder  # noqa: E402
-from tables_shared import LADDER_SIZES, REFERENCES, device_results, e, f, link, table  # noqa: E402
+import ladder
+from tables_shared import LADDER_SIZES, REFERENCES, device_results, e, f, link, table
 
 
 # The tensor-core chapter's steps beside every reference (cuBLAS FP32 and TF32, CUTLASS).

@@ -2,11 +2,9 @@
 """
 import glob
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ladder  # noqa: E402
-from tables_shared import f, table  # noqa: E402
+import ladder
+from tables_shared import f, table
 
 
 def gpu_iters(rows):

@@ -9,9 +9,8 @@ Usage: scripts/transpose_compare.py [--shapes "1536x2048 8192x8192"] [--iters K]
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import experiment  # noqa: E402
-import ladder  # noqa: E402
+import experiment
+import ladder
 
 EXE = os.path.join("transpose", "transpose")
 PROGRAM_COLUMNS = ["program", "rows", "cols", "device", "kernel_ms", "gbps", "iters", "status"]

@@ -12,12 +12,11 @@ kernel uses, written here as index formulas (nothing placed by hand):
 tests/pictures_test.py checks each rule against the sources.
 """
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
-from drawing import (BANKS, EXAMPLE_LANE, GROUP_COLORS, MATRIX_COLORS, WARP, box, canvas,  # noqa: E402
-                     lane_cell, outline, save)
-from matplotlib.patches import Rectangle  # noqa: E402
+from matplotlib.patches import Rectangle
+
+BANKS = 32  # shared-memory banks, 4 bytes wide
+WARP = 32   # lanes in a warp
 
 
 BK = 32   # step11.cu and step12.cu: k per tile, one 128-byte row of A per tile row
@@ -148,14 +147,14 @@ def conflict_text(indices):
 
 
 
-def operand_grid(ax, name, x0, y0, row_name, col_name):
+def operand_grid(d, ax, name, x0, y0, row_name, col_name):
     """An operand's fragment map at (x0, y0): every element's lane and register, coloured by
-    the lane's group g, lane EXAMPLE_LANE's elements outlined."""
+    the lane's group g, the example lane's (d.EXAMPLE_LANE) elements outlined."""
     rows, cols, _, _, letter = FRAGMENTS[name]
     for (r, c), (lane, reg) in owners(name).items():
-        lane_cell(ax, x0 + c, y0 + r, lane, f"{letter}{reg}", GROUP_COLORS[lane_place(lane)[0]])
-        if lane == EXAMPLE_LANE:
-            outline(ax, x0 + c, y0 + r)
+        d.lane_cell(ax, x0 + c, y0 + r, lane, f"{letter}{reg}", d.GROUP_COLORS[lane_place(lane)[0]])
+        if lane == d.EXAMPLE_LANE:
+            d.outline(ax, x0 + c, y0 + r)
     for c in range(cols):
         ax.text(x0 + c + 0.5, y0 - 0.25, str(c), ha="center", va="bottom", fontsize=7, color="#555555")
     for r in range(rows):
@@ -165,13 +164,13 @@ def operand_grid(ax, name, x0, y0, row_name, col_name):
             rotation=270)
 
 
-def fragments_picture(out):
+def fragments_picture(d, out):
     # A left, B above C, C right of A: the product's own arrangement.
     ax_a, ax_b, ax_c = (1.5, 15.0), (12.5, 3.0), (12.5, 15.0)
-    fig, ax = canvas(-1.0, 21.5, -2.0, 31.5, 0.4)
-    operand_grid(ax, "A", *ax_a, "row m", "column k")
-    operand_grid(ax, "B", *ax_b, "row k", "column n")
-    operand_grid(ax, "C", *ax_c, "row m", "column n")
+    fig, ax = d.canvas(-1.0, 21.5, -2.0, 31.5, 0.4)
+    operand_grid(d, ax, "A", *ax_a, "row m", "column k")
+    operand_grid(d, ax, "B", *ax_b, "row k", "column n")
+    operand_grid(d, ax, "C", *ax_c, "row m", "column n")
     rule = {"A": "a0 (g, t)    a1 (g+8, t)\na2 (g, t+4)  a3 (g+8, t+4)",
             "B": "b0 (t, g)    b1 (t+4, g)",
             "C": "c0 (g, 2t)    c1 (g, 2t+1)\nc2 (g+8, 2t)  c3 (g+8, 2t+1)"}
@@ -184,40 +183,40 @@ def fragments_picture(out):
                 fontsize=9.5, fontweight="bold")
     ax.text(-0.8, -1.6, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32:\none warp computes D = A B + C",
             ha="left", va="top", fontsize=10.5, fontweight="bold", linespacing=1.3)
-    g, t = lane_place(EXAMPLE_LANE)
+    g, t = lane_place(d.EXAMPLE_LANE)
     ax.text(-0.8, 0.6, "Each cell: the lane that holds the element\n(bold) and the register it is in.\n"
             "Lane l: g = l / 4, t = l % 4.\n"
-            f"Outlined: lane {EXAMPLE_LANE}'s elements (g = {g}, t = {t}).",
+            f"Outlined: lane {d.EXAMPLE_LANE}'s elements (g = {g}, t = {t}).",
             ha="left", va="top", fontsize=8.5, linespacing=1.4)
     ax.text(-0.8, 5.1, "Colour: the lane's group g", ha="left", va="top", fontsize=8.5)
     for grp in range(8):  # the legend: two columns of four groups
         x, y = -0.6 + 4.6 * (grp // 4), 6.0 + 1.0 * (grp % 4)
-        box(ax, x, y, GROUP_COLORS[grp], w=0.8, h=0.75)
+        d.box(ax, x, y, d.GROUP_COLORS[grp], w=0.8, h=0.75)
         ax.text(x + 1.0, y + 0.38, f"g = {grp}: lanes {4 * grp}-{4 * grp + 3}", ha="left", va="center", fontsize=8)
-    save(fig, out, "tc_fragments")
+    d.save(fig, out, "tc_fragments")
 
 
-def ldmatrix_picture(out):
+def ldmatrix_picture(d, out):
     got = ldmatrix_x4()
     if any(got[lane][j][:2] != a_element(lane, j) for lane in range(WARP) for j in range(4)):
         raise AssertionError("ldmatrix.x4 with step 11's addresses does not deliver the mma's A fragment")
     x0, y0 = 3.0, 3.2
-    fig, ax = canvas(0.0, 32.0, 0.0, 23.6, 0.36)
+    fig, ax = d.canvas(0.0, 32.0, 0.0, 23.6, 0.36)
     for lane in range(WARP):
         for j, (r, c, _) in enumerate(got[lane]):
-            lane_cell(ax, x0 + c, y0 + r, lane, f"a{j}", MATRIX_COLORS[j])
-            if lane == EXAMPLE_LANE:
-                outline(ax, x0 + c, y0 + r)
+            d.lane_cell(ax, x0 + c, y0 + r, lane, f"a{j}", d.MATRIX_COLORS[j])
+            if lane == d.EXAMPLE_LANE:
+                d.outline(ax, x0 + c, y0 + r)
     # The address each lane gives: matrices 0 and 1 (k 0-3) on the left, 2 and 3 on the right.
     for lane in range(WARP):
         r, k0 = ldmatrix_address(lane)
         left = k0 == 0
         ax.text(x0 - 0.15 if left else x0 + 8.15, y0 + r + 0.5,
                 f"lane {lane} \u2192" if left else f"\u2190 lane {lane}", ha="right" if left else "left",
-                va="center", fontsize=7, color="#000000" if lane == EXAMPLE_LANE else "#444444",
-                fontweight="bold" if lane == EXAMPLE_LANE else "normal")
-        if lane == EXAMPLE_LANE:
-            outline(ax, x0 + k0, y0 + r, w=4, lw=1.6, style="--")
+                va="center", fontsize=7, color="#000000" if lane == d.EXAMPLE_LANE else "#444444",
+                fontweight="bold" if lane == d.EXAMPLE_LANE else "normal")
+        if lane == d.EXAMPLE_LANE:
+            d.outline(ax, x0 + k0, y0 + r, w=4, lw=1.6, style="--")
     ax.plot([x0 + 4, x0 + 4], [y0, y0 + 16], color="black", linewidth=1.8)
     ax.plot([x0, x0 + 8], [y0 + 8, y0 + 8], color="black", linewidth=1.8)
     ax.add_patch(Rectangle((x0, y0), 8, 16, fill=False, edgecolor="black", linewidth=1.8))
@@ -236,12 +235,12 @@ def ldmatrix_picture(out):
         cols = sorted({got[lane][j][1] for lane in range(WARP)})
         givers = sorted({got[lane][j][2] for lane in range(WARP)})
         y = y0 + 16.8 + 0.9 * j
-        box(ax, x0 - 2.5, y, MATRIX_COLORS[j], w=0.8, h=0.7)
+        d.box(ax, x0 - 2.5, y, d.MATRIX_COLORS[j], w=0.8, h=0.7)
         ax.text(x0 - 1.5, y + 0.35, f"matrix {j}: rows {rows[0]}-{rows[-1]}, k {cols[0]}-{cols[-1]}; "
                 f"addresses from lanes {givers[0]}-{givers[-1]}; lands in register {j} = a{j}",
                 ha="left", va="center", fontsize=8)
     tx = 14.0
-    g, t = lane_place(EXAMPLE_LANE)
+    g, t = lane_place(d.EXAMPLE_LANE)
     lines = [("ldmatrix.sync.aligned.m8n8.x4.shared.b16: four 8 x 8 matrices of 16-bit values", "bold"),
              ("(for TF32 each matrix is 8 rows x 4 floats: 16 bytes a row)", None),
              ("", None),
@@ -254,12 +253,12 @@ def ldmatrix_picture(out):
              ("   exactly the mma's a0 .. a3 (the cells show lane and register),", None),
              ("   one instruction instead of four loads.", None),
              ("", None),
-             (f"Lane {EXAMPLE_LANE} (g = {g}, t = {t}), outlined:", "bold")]
-    for j, (r, c, giver) in enumerate(got[EXAMPLE_LANE]):
+             (f"Lane {d.EXAMPLE_LANE} (g = {g}, t = {t}), outlined:", "bold")]
+    for j, (r, c, giver) in enumerate(got[d.EXAMPLE_LANE]):
         lines.append((f"   a{j} = A({r}, {c}): matrix {j}, row {r % 8}, word {c % 4}; address from lane {giver}",
                       None))
-    r, k0 = ldmatrix_address(EXAMPLE_LANE)
-    lines += [(f"Lane {EXAMPLE_LANE}'s own address (dashed) is row {r}, k {k0}-{k0 + 3}: data for lanes "
+    r, k0 = ldmatrix_address(d.EXAMPLE_LANE)
+    lines += [(f"Lane {d.EXAMPLE_LANE}'s own address (dashed) is row {r}, k {k0}-{k0 + 3}: data for lanes "
                f"{4 * (r % 8)}-{4 * (r % 8) + 3}.", None),
               ("", None),
               ("The swizzle (SWZ_A) moves each 16-byte row piece elsewhere in shared", None),
@@ -269,10 +268,10 @@ def ldmatrix_picture(out):
         ax.text(tx, 1.0 + 0.85 * n, text, ha="left", va="center", fontsize=8.5,
                 fontweight="bold" if style == "bold" else "normal",
                 family="monospace" if style == "mono" else "sans-serif")
-    save(fig, out, "tc_ldmatrix")
+    d.save(fig, out, "tc_ldmatrix")
 
 
-def bank_panel(ax, x0, y0, indices, line_name, title, formula):
+def bank_panel(d, ax, x0, y0, indices, line_name, title, formula):
     """One read: the 128-byte lines of shared memory it touches (32 banks across; each touched
     word shows the lane reading it, coloured by g), then the words per bank and the verdict.
     Returns the height used."""
@@ -288,11 +287,11 @@ def bank_panel(ax, x0, y0, indices, line_name, title, formula):
     for n, line in enumerate(lines):
         y = top + n
         for b in range(BANKS):
-            box(ax, x0 + b, y, "white", lw=0.3, edge="#bbbbbb")
+            d.box(ax, x0 + b, y, "white", lw=0.3, edge="#bbbbbb")
         ax.text(x0 - 0.3, y + 0.5, line_name(line), ha="right", va="center", fontsize=7)
     for lane, x in enumerate(indices):
         y = top + lines.index(x // BANKS)
-        box(ax, x0 + x % BANKS, y, GROUP_COLORS[lane_place(lane)[0]], lw=0.5)
+        d.box(ax, x0 + x % BANKS, y, d.GROUP_COLORS[lane_place(lane)[0]], lw=0.5)
         ax.text(x0 + x % BANKS + 0.5, y + 0.5, str(lane), ha="center", va="center", fontsize=6.5)
     bottom = top + len(lines)
     for ch in range(9):  # the 16-byte chunks the swizzles move
@@ -301,7 +300,7 @@ def bank_panel(ax, x0, y0, indices, line_name, title, formula):
     y = bottom + 0.5
     for b in range(BANKS):
         n = len(per.get(b, ()))
-        box(ax, x0 + b, y, "white" if n == 0 else "#c7e9c0" if n == 1 else "#fc9272", lw=0.3)
+        d.box(ax, x0 + b, y, "white" if n == 0 else "#c7e9c0" if n == 1 else "#fc9272", lw=0.3)
         if n:
             ax.text(x0 + b + 0.5, y + 0.5, str(n), ha="center", va="center", fontsize=7)
     ax.text(x0 - 0.3, y + 0.5, "words per bank", ha="right", va="center", fontsize=7)
@@ -316,13 +315,13 @@ def panel_height(indices):
     return 2.7 + len({x // BANKS for x in indices}) + 2.9
 
 
-def swizzle_picture(out):
+def swizzle_picture(d, out):
     if BK != BANKS:
         raise AssertionError("the A panels draw one row of A's tile per line of 32 banks")
     reads = {"A": (a_read(False), a_read(True)), "B": (b_read(False), b_read(True))}
     h_a = max(panel_height(r) for r in reads["A"])
     bottom = h_a + 1.5 + max(panel_height(r) for r in reads["B"])
-    fig, ax = canvas(-8.0, 75.0, -3.2, bottom + 2.6, 0.24)
+    fig, ax = d.canvas(-8.0, 75.0, -3.2, bottom + 2.6, 0.24)
     left, right = 0.0, 42.0
     ax.text(left + 16, -2.6, "without a swizzle (row-major)", ha="center", va="bottom", fontsize=11,
             fontweight="bold")
@@ -339,23 +338,24 @@ def swizzle_picture(out):
     b_title = f"B: lane l reads B(t, g) (b0, k8 = 0, column 8j + g, j = 0; BN = {BN})"
     for x0, read, formula in ((left, reads["A"][0], "row*BK + k, BK = 32"),
                               (right, reads["A"][1], "SWZ_A: row*BK + (((k>>2) ^ (row&7))<<2) + (k&3)")):
-        bank_panel(ax, x0, 0.0, read, a_line, a_title, formula)
+        bank_panel(d, ax, x0, 0.0, read, a_line, a_title, formula)
     for x0, read, formula in ((left, reads["B"][0], "k*BN + col"),
                               (right, reads["B"][1], "SWZ_B: k*BN + (((col>>2) ^ ((k&3)<<1))<<2) + (col&3)")):
-        bank_panel(ax, x0, h_a + 1.5, read, b_line, b_title, formula)
+        bank_panel(d, ax, x0, h_a + 1.5, read, b_line, b_title, formula)
     ax.text(-7.8, bottom + 0.2, "Each coloured cell: a 32-bit word the read touches, with the lane reading it "
             "(colour: g). A row of cells is one 128-byte line of shared memory, 32 banks across; "
             "bank = float index % 32.\n"
             "A bank serves one word per wavefront: the most words in one bank is the number of wavefronts. "
             "The swizzles XOR the 16-byte chunk number (4 banks), so cp.async's 16-byte copies stay whole.",
             ha="left", va="top", fontsize=8, linespacing=1.4)
-    save(fig, out, "tc_swizzle")
+    d.save(fig, out, "tc_swizzle")
 
 
 
 
-def draw(out):
+def draw(shared, out):
     """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
-    fragments_picture(out)
-    ldmatrix_picture(out)
-    swizzle_picture(out)
+    d = shared.drawing  # plots/drawing.py, handed in by the loader
+    fragments_picture(d, out)
+    ldmatrix_picture(d, out)
+    swizzle_picture(d, out)

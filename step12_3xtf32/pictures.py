@@ -8,10 +8,7 @@ tests/pictures_test.py checks the rule (cvt.rn's rounding, the split) against kn
 import math
 import os
 import struct
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
-from drawing import box, canvas, outline, save  # noqa: E402
 
 
 # ---- FP32 and TF32 bits: cvt.rn.tf32.f32, and step 12's split ----
@@ -88,7 +85,7 @@ def bit_x(i):
     return pos + (0.5 if pos >= 1 else 0) + (0.5 if pos >= 9 else 0)
 
 
-def bit_row(ax, y, bits, label, value, note=None, mark=()):
+def bit_row(d, ax, y, bits, label, value, note=None, mark=()):
     """An FP32 pattern as 32 boxes coloured by field (the fraction's last 13 bits, which TF32
     drops, in orange); the boxes in `mark` outlined in red."""
     ax.text(-0.6, y + 0.5, label, ha="right", va="center", fontsize=9.5, fontweight="bold")
@@ -97,11 +94,11 @@ def bit_row(ax, y, bits, label, value, note=None, mark=()):
     for i in range(32):
         field = "sign" if i == 31 else "exponent" if i >= 23 else "kept" if i >= 13 else "dropped"
         one = bits >> i & 1
-        box(ax, bit_x(i), y, FIELD_COLORS[field])
+        d.box(ax, bit_x(i), y, FIELD_COLORS[field])
         ax.text(bit_x(i) + 0.5, y + 0.5, str(one), ha="center", va="center", fontsize=8.5,
                 fontweight="bold" if one else "normal", color="black" if one else "#777777")
         if i in mark:
-            outline(ax, bit_x(i), y, color="#d62728", lw=2.2)
+            d.outline(ax, bit_x(i), y, color="#d62728", lw=2.2)
     e = bits >> 23 & 0xFF
     ax.text(34.0, y + 0.5, value, ha="left", va="center", fontsize=9.5)
     field = f"exponent field {e} = {e:08b}: $2^{{{e - 127}}}$ ({e} \u2212 127)" if e else "exponent field 0: zero"
@@ -110,13 +107,13 @@ def bit_row(ax, y, bits, label, value, note=None, mark=()):
         ax.text(0.0, y + 1.45, note, ha="left", va="top", fontsize=7.5, color="#444444", linespacing=1.3)
 
 
-def split_picture(out):
+def split_picture(d, out):
     x = 1.0 + 2.0 ** -12 + 2.0 ** -23
     s = split_3xtf32(x)
     xb, big, diff, small = s["x"], s["big"], s["diff"], s["small"]
     total = f32_bits(bits_f32(big) + bits_f32(small))  # exact: no rounding in FP32 either
     last = significand_weights(xb)[-1]  # x's lowest set bit
-    fig, ax = canvas(-9.5, 56.0, -3.6, 29.6, 0.24)
+    fig, ax = d.canvas(-9.5, 56.0, -3.6, 29.6, 0.24)
     ax.text(-9.3, -3.3, "3xTF32's split of one FP32 value: step12.cu's split_tf32 with cvt.rn (ties to even, "
             "as on Hopper)", ha="left", va="top", fontsize=11, fontweight="bold")
     # The fields, named over the first row.
@@ -150,7 +147,7 @@ def split_picture(out):
          tuple(i for i in range(32) if (total ^ xb) >> i & 1)),
     ]
     for n, (bits, label, value, note, mark) in enumerate(rows):
-        bit_row(ax, 0.3 + 3.4 * n, bits, label, value, note, mark)
+        bit_row(d, ax, 0.3 + 3.4 * n, bits, label, value, note, mark)
     # Underneath: the same values on one scale of powers of two, and the 11 significant bits
     # (leading 1 + 10 fraction bits) that big and small can each hold.
     y = 18.4
@@ -174,7 +171,7 @@ def split_picture(out):
         ax.text(-0.6, yy + 0.5, name, ha="right", va="center", fontsize=9, fontweight="bold")
         for e in weights:
             one = e in ones
-            box(ax, col(e), yy, FIELD_COLORS["kept"] if e in window else "white", lw=0.3,
+            d.box(ax, col(e), yy, FIELD_COLORS["kept"] if e in window else "white", lw=0.3,
                 edge="#1b7837" if e in window else "#bbbbbb")
             ax.text(col(e) + 0.5, yy + 0.5, "1" if one else "0", ha="center", va="center", fontsize=8,
                     fontweight="bold" if one else "normal", color="black" if one else "#999999")
@@ -182,7 +179,7 @@ def split_picture(out):
             ax.text(col(weights[-1]) + 1.8, yy + 0.5, f"holds {power(max(window))} to {power(min(window))}",
                     ha="left", va="center", fontsize=8)
     for e in sorted(x_ones - held):
-        outline(ax, col(e), y + 1.4, color="#d62728", lw=2.2)
+        d.outline(ax, col(e), y + 1.4, color="#d62728", lw=2.2)
         ax.annotate(f"{power(e)}: in neither, lost", (col(e) + 0.5, y + 2.4), xytext=(col(e) + 0.5, y + 6.8),
                     ha="center", va="top", fontsize=8, color="#d62728",
                     arrowprops=dict(arrowstyle="->", color="#d62728", linewidth=1.0))
@@ -193,11 +190,12 @@ def split_picture(out):
             f"On Ampere and Ada (cvt.rna, ties away from zero) small = {sum_of_powers(rna['small'])}: big + small "
             f"is then {'above' if rna['lost'] < 0 else 'below'} x, by {power_of(abs(rna['lost']))}.",
             ha="left", va="top", fontsize=8, linespacing=1.5)
-    save(fig, out, "tc_split")
+    d.save(fig, out, "tc_split")
 
 
 
 
-def draw(out):
+def draw(shared, out):
     """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
-    split_picture(out)
+    d = shared.drawing  # plots/drawing.py, handed in by the loader
+    split_picture(d, out)

@@ -13,11 +13,10 @@ kernel uses (nothing placed by hand):
 tests/pictures_test.py checks each rule against step13.cu.
 """
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
-from drawing import EXAMPLE_LANE, GROUP_COLORS, MATRIX_COLORS, WARP, box, canvas, outline, save  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
+from matplotlib.patches import Rectangle
+
+WARP = 32   # lanes in a warp
 
 
 # ---- Step 13: the mbarrier ring of the warp-specialised pipeline (step13.cu) ----
@@ -251,17 +250,17 @@ def d_owners(n=BN13, rule=d_element):
 
 
 
-STAGE_COLORS = MATRIX_COLORS                 # stage s of the ring; a wgmma group reading it
 CONSUMER_COLORS = ["#08519c", "#a63603"]     # consumer 1, consumer 2: their arrivals on empty[s]
 WAIT_COLOR = "#e6e6e6"
 
 
-def pipeline_picture(out):
+def pipeline_picture(d, out):
+    stage_colors = d.MATRIX_COLORS  # stage s of the ring; a wgmma group reading it
     p = Pipeline().run()
     if p.deadlock or p.errors:
         raise AssertionError(f"step 13's rules: deadlock {p.deadlock}, errors {p.errors}")
     x0, end = 0.0, p.end
-    fig, ax = canvas(-13.0, end + 1.0, -4.2, 61.6, 0.19)
+    fig, ax = d.canvas(-13.0, end + 1.0, -4.2, 61.6, 0.19)
     ax.text(-12.8, -3.9, "Step 13's pipeline: one producer thread, a ring of 4 stages, two consumer warpgroups "
             f"({BM13} x {BN13} tile of C, k-tiles of {BK13})", ha="left", va="top", fontsize=11, fontweight="bold")
     lanes = {"producer": 0.0}
@@ -290,7 +289,7 @@ def pipeline_picture(out):
         if w["t1"] > w["t0"]:
             bar(y, w["t0"], w["t1"], WAIT_COLOR, f"empty[{w['stage']}]\nphase {w['parity']}", fs=7.5, bold=False,
                 h=bar_h * 0.8, dy=bar_h * 0.1)
-        bar(y, w["t1"], w["t1"] + T_ISSUE, STAGE_COLORS[w["stage"]], str(w["kt"]), fs=8.5)
+        bar(y, w["t1"], w["t1"] + T_ISSUE, stage_colors[w["stage"]], str(w["kt"]), fs=8.5)
     first = [w for w in p.waits("producer") if w["t1"] == w["t0"] and w["kt"] < STAGES]
     ax.text(x0 + first[0]["t0"], y - 0.3, f"k-tiles {first[0]['kt']}-{first[-1]['kt']}: empty[s] phase "
             f"{first[0]['parity']} passes at once (a new barrier)", ha="left", va="bottom", fontsize=8)
@@ -306,7 +305,7 @@ def pipeline_picture(out):
         last_read = max(g["end"] for g in p.groups if g["kt"] == kt)
         until = max(a["t"] for a in freed) if len(freed) == CONSUMERS else last_read
         bar(y, c["t0"], c["t1"], "white", f"copy {kt}", hatch="////", fs=8, bold=False)
-        bar(y, c["t1"], until, STAGE_COLORS[s], f"k-tile {kt}" if until - c["t1"] >= 5 else str(kt), fs=9)
+        bar(y, c["t1"], until, stage_colors[s], f"k-tile {kt}" if until - c["t1"] >= 5 else str(kt), fs=9)
         phase = [n for n, t in p.full[s].completed if t == c["t1"]][0]
         ax.text(x0 + c["t1"], y - 0.2, f"full[{s}] phase {phase & 1}", ha="left", va="bottom", fontsize=7.5,
                 color="#08306b")
@@ -328,7 +327,7 @@ def pipeline_picture(out):
                 bar(y, w["t0"], w["t1"], WAIT_COLOR, f"waits full[{w['stage']}] phase {w['parity']}", fs=7.5,
                     bold=False, h=bar_h * 0.8, dy=bar_h * 0.1)
         for g in mine:
-            bar(y, g["start"], g["end"], STAGE_COLORS[g["stage"]], str(g["kt"]), fs=9)
+            bar(y, g["start"], g["end"], stage_colors[g["stage"]], str(g["kt"]), fs=9)
         for a in arrivals:
             if a["consumer"] == cons:
                 ax.plot([x0 + a["t"]], [y + bar_h + 0.45], marker="^", markersize=5.5,
@@ -354,7 +353,7 @@ def pipeline_picture(out):
         ax.text(-0.6, yy + 1.0, label, ha="right", va="center", fontsize=8, linespacing=1.1,
                 fontweight="bold" if n == 0 else "normal")
         for kt in range(p.kt_count):
-            box(ax, x0 + kt * cw, yy, STAGE_COLORS[kt % STAGES] if n else "white", w=cw, h=2.1, lw=0.5)
+            d.box(ax, x0 + kt * cw, yy, stage_colors[kt % STAGES] if n else "white", w=cw, h=2.1, lw=0.5)
             ax.text(x0 + (kt + 0.5) * cw, yy + 1.05, value(kt), ha="center", va="center", fontsize=9,
                     fontweight="bold" if n == 0 else "normal")
     lines = [f"Colours: the stage (0-{STAGES - 1}). Producer: the k-tile whose copies it issues (expect_tx of "
@@ -370,15 +369,13 @@ def pipeline_picture(out):
     for n, text in enumerate(lines):
         ax.text(-12.8, ty + 12.0 + 1.55 * n, text, ha="left", va="top", fontsize=8,
                 fontweight="bold" if n == len(lines) - 1 else "normal")
-    save(fig, out, "tc_pipeline")
+    d.save(fig, out, "tc_pipeline")
 
 
 KSTEP_COLORS = ["#c6dbef", "#fdd0a2", "#c7e9c0", "#dadaeb"]  # k-step 0-3 of a 32-float row
-WARP_COLORS = MATRIX_COLORS                                  # warp 0-3 of a consumer warpgroup
-EXAMPLE_D = (0, EXAMPLE_LANE)                                # warp 0, lane 5: followed in panel (c)
 
 
-def chunk_grid(ax, x0, y0, stored, cw=1.8, ch=1.0):
+def chunk_grid(d, ax, x0, y0, stored, cw=1.8, ch=1.0):
     """Rows 0-7 of a 128-byte-swizzled tile: 8 chunks of 16 bytes a row, in k order (stored
     False) or where the TMA puts them (True); coloured by k-step, k-step 1 outlined."""
     for r in range(8):
@@ -387,23 +384,23 @@ def chunk_grid(ax, x0, y0, stored, cw=1.8, ch=1.0):
             j = place ^ (r % 8) if stored else place  # the chunk at this place: sw128_place inverted
             if stored and sw128_place(r, j) != place:
                 raise AssertionError("the swizzle is not its own inverse")
-            box(ax, x0 + place * cw, y0 + r * ch, KSTEP_COLORS[j // 2], w=cw, h=ch)
+            d.box(ax, x0 + place * cw, y0 + r * ch, KSTEP_COLORS[j // 2], w=cw, h=ch)
             ax.text(x0 + (place + 0.5) * cw, y0 + (r + 0.5) * ch, f"k {4 * j}-{4 * j + 3}", ha="center",
                     va="center", fontsize=7.5, fontweight="bold" if j // 2 == 1 else "normal")
             if j // 2 == 1:
-                outline(ax, x0 + place * cw, y0 + r * ch, w=cw, h=ch, lw=1.8)
+                d.outline(ax, x0 + place * cw, y0 + r * ch, w=cw, h=ch, lw=1.8)
     for place in range(8):
         ax.text(x0 + (place + 0.5) * cw, y0 - 0.15, f"{16 * place}" if stored else f"chunk {place}",
                 ha="center", va="bottom", fontsize=7, color="#555555")
 
 
-def address_grid(ax, x0, y0, rows, cols, addr, lit, row_name, col_name, cw=1.0, ch=0.8):
+def address_grid(d, ax, x0, y0, rows, cols, addr, lit, row_name, col_name, cw=1.0, ch=0.8):
     """A small matrix, each cell showing its float's place in memory; the cells in `lit` shaded."""
     for r in range(rows):
         ax.text(x0 - 0.15, y0 + (r + 0.5) * ch, str(r), ha="right", va="center", fontsize=7, color="#555555")
         for c in range(cols):
             on = (r, c) in lit
-            box(ax, x0 + c * cw, y0 + r * ch, "#fdae6b" if on else "white", w=cw, h=ch)
+            d.box(ax, x0 + c * cw, y0 + r * ch, "#fdae6b" if on else "white", w=cw, h=ch)
             ax.text(x0 + (c + 0.5) * cw, y0 + (r + 0.5) * ch, str(addr(r, c)), ha="center", va="center",
                     fontsize=7.5, fontweight="bold" if on else "normal")
     for c in range(cols):
@@ -414,14 +411,16 @@ def address_grid(ax, x0, y0, rows, cols, addr, lit, row_name, col_name, cw=1.0, 
             color="#555555", rotation=270)
 
 
-def wgmma_picture(out):
+def wgmma_picture(d, out):
+    warp_colors = d.MATRIX_COLORS     # warp 0-3 of a consumer warpgroup
+    example_d = (0, d.EXAMPLE_LANE)   # warp 0, lane 5: followed in panel (c)
     y_a = 0.6                 # (a): the stage, then rows 0-7 of a tile at gy
     sy, gy = y_a + 2.3, y_a + 8.5
     y_b = gy + 12.2           # (b): B and Bt at by
     by = y_b + 3.4
     y_c = by + 11.4           # (c): the accumulators at oy
     oy = y_c + 3.0
-    fig, ax = canvas(-1.0, 38.0, -1.6, oy + 64 * 0.3 + 1.2, 0.3)
+    fig, ax = d.canvas(-1.0, 38.0, -1.6, oy + 64 * 0.3 + 1.2, 0.3)
     ax.text(-0.8, -1.4, f"wgmma m64n{BN13}k8 .tf32 in step 13: operands read from shared memory, "
             "accumulators in registers", ha="left", va="top", fontsize=11, fontweight="bold")
 
@@ -430,11 +429,11 @@ def wgmma_picture(out):
             "writes them (128-byte swizzle)", ha="left", va="top", fontsize=9.5, fontweight="bold")
     sx, sw = 3.0, 34.0  # one stage, 48 KiB, drawn to scale
     a_bytes = BM13 * BK13 * 4
-    parts = [(0, a_bytes // 2, "A rows 0-63: consumer 1", WARP_COLORS[0]),
-             (a_bytes // 2, a_bytes, "A rows 64-127: consumer 2", WARP_COLORS[1]),
-             (a_bytes, STAGE_BYTES, f"Bt: {BN13} rows (n), read by both consumers", WARP_COLORS[2])]
+    parts = [(0, a_bytes // 2, "A rows 0-63: consumer 1", warp_colors[0]),
+             (a_bytes // 2, a_bytes, "A rows 64-127: consumer 2", warp_colors[1]),
+             (a_bytes, STAGE_BYTES, f"Bt: {BN13} rows (n), read by both consumers", warp_colors[2])]
     for b0, b1, text, color in parts:
-        box(ax, sx + sw * b0 / STAGE_BYTES, sy, color, w=sw * (b1 - b0) / STAGE_BYTES, h=1.3, lw=0.8)
+        d.box(ax, sx + sw * b0 / STAGE_BYTES, sy, color, w=sw * (b1 - b0) / STAGE_BYTES, h=1.3, lw=0.8)
         ax.text(sx + sw * (b0 + b1) / 2 / STAGE_BYTES, sy + 0.65, text, ha="center", va="center", fontsize=8)
         ax.text(sx + sw * b0 / STAGE_BYTES, sy - 0.1, f"{b0}", ha="center", va="bottom", fontsize=7,
                 color="#555555")
@@ -450,8 +449,8 @@ def wgmma_picture(out):
             fontweight="bold")
     ax.text(rx + 7.2, gy - 2.4, "where the TMA stores them: chunk j of row r at j ^ (r % 8)", ha="center",
             va="bottom", fontsize=9, fontweight="bold")
-    chunk_grid(ax, lx, gy, False)
-    chunk_grid(ax, rx, gy, True)
+    chunk_grid(d, ax, lx, gy, False)
+    chunk_grid(d, ax, rx, gy, True)
     ax.text(rx - 0.2, gy - 0.15, "byte", ha="right", va="bottom", fontsize=7, color="#555555")
     ax.annotate("", xy=(rx - 2.4, gy + 4.0), xytext=(lx + 14.6, gy + 4.0),
                 arrowprops=dict(arrowstyle="->", color="black", linewidth=1.2))
@@ -462,7 +461,7 @@ def wgmma_picture(out):
                     fontsize=7.5, arrowprops=dict(arrowstyle="->", color="black", linewidth=0.8,
                                                   shrinkA=0, shrinkB=0))
     for s in range(4):
-        box(ax, lx + 3.6 * s, ay + 0.3, KSTEP_COLORS[s], w=0.8, h=0.7)
+        d.box(ax, lx + 3.6 * s, ay + 0.3, KSTEP_COLORS[s], w=0.8, h=0.7)
         ax.text(lx + 3.6 * s + 1.0, ay + 0.65, f"k-step {s}", ha="left", va="center", fontsize=8)
     ax.text(-0.8, ay + 1.6, "One wgmma takes a k-step of 8 floats: 32 bytes of each row. Its descriptor for "
             "k-step s points 32 s bytes into row 0 (step13.cu: desc_a + 2 * k8, in 16-byte units);\n"
@@ -476,11 +475,11 @@ def wgmma_picture(out):
     n_show, col = 8, 2
     ax.text(3.0 + 4.0, by - 1.5, "B as stored: k x n, n along memory (MN-major)", ha="center", va="bottom",
             fontsize=8.5, fontweight="bold")
-    address_grid(ax, 3.0, by, n_show, n_show, lambda k, n: k * n_show + n,
+    address_grid(d, ax, 3.0, by, n_show, n_show, lambda k, n: k * n_show + n,
                  {(k, col) for k in range(8)}, "k", "n")
     ax.text(25.0 + 4.0, by - 1.5, "Bt = B transposed: n x k, k along memory (K-major)", ha="center",
             va="bottom", fontsize=8.5, fontweight="bold")
-    address_grid(ax, 25.0, by, n_show, n_show, lambda n, k: n * n_show + k,
+    address_grid(d, ax, 25.0, by, n_show, n_show, lambda n, k: n * n_show + k,
                  {(col, k) for k in range(8)}, "n", "k")
     ax.annotate("", xy=(23.4, by + 3.2), xytext=(12.6, by + 3.2),
                 arrowprops=dict(arrowstyle="->", color="black", linewidth=1.2))
@@ -506,13 +505,13 @@ def wgmma_picture(out):
     for r in range(64):
         for c in range(16):
             warp, lane, i = own[(r, c)]
-            box(ax, ox + c * oc, oy + r * oc, WARP_COLORS[warp], w=oc, h=oc, lw=0.15, edge="#888888")
+            d.box(ax, ox + c * oc, oy + r * oc, warp_colors[warp], w=oc, h=oc, lw=0.15, edge="#888888")
     for warp in range(4):
         ax.text(ox - 0.2, oy + (16 * warp + 8) * oc, f"warp {warp}\nrows {16 * warp}-{16 * warp + 15}",
                 ha="right", va="center", fontsize=7.5, linespacing=1.2)
     for c in (0, 8, 15):
         ax.text(ox + (c + 0.5) * oc, oy - 0.1, str(c), ha="center", va="bottom", fontsize=6.5, color="#555555")
-    outline(ax, ox, oy, w=16 * oc, h=16 * oc, lw=1.6, style="--")
+    d.outline(ax, ox, oy, w=16 * oc, h=16 * oc, lw=1.6, style="--")
     zx, zy, zc = 11.0, oy, 1.1
     ax.plot([ox + 16 * oc, zx], [oy, zy], color="#555555", linewidth=0.6, linestyle="--")
     ax.plot([ox + 16 * oc, zx], [oy + 16 * oc, zy + 16 * zc], color="#555555", linewidth=0.6, linestyle="--")
@@ -520,21 +519,21 @@ def wgmma_picture(out):
         ax.text(zx - 0.15, zy + (r + 0.5) * zc, str(r), ha="right", va="center", fontsize=7, color="#555555")
         for c in range(16):
             warp, lane, i = own[(r, c)]
-            box(ax, zx + c * zc, zy + r * zc, GROUP_COLORS[lane // 4], w=zc, h=zc)
+            d.box(ax, zx + c * zc, zy + r * zc, d.GROUP_COLORS[lane // 4], w=zc, h=zc)
             ax.text(zx + (c + 0.5) * zc, zy + r * zc + 0.4, str(lane), ha="center", va="center", fontsize=8.5,
                     fontweight="bold")
             ax.text(zx + (c + 0.5) * zc, zy + r * zc + 0.82, f"d{i}", ha="center", va="center", fontsize=6.5,
                     color="#333333")
-            if (warp, lane) == EXAMPLE_D:
-                outline(ax, zx + c * zc, zy + r * zc, w=zc, h=zc)
+            if (warp, lane) == example_d:
+                d.outline(ax, zx + c * zc, zy + r * zc, w=zc, h=zc)
     for c in range(16):
         ax.text(zx + (c + 0.5) * zc, zy - 0.1, str(c), ha="center", va="bottom", fontsize=7, color="#555555")
     ax.plot([zx + 8 * zc] * 2, [zy, zy + 16 * zc], color="black", linewidth=1.6)
     ax.text(zx + 8 * zc, zy - 0.75, "warp 0's rows 0-15, columns 0-15: lane (bold), register d i; colour: "
             "lane / 4", ha="center", va="bottom", fontsize=8.5, fontweight="bold")
     tx, ty = zx + 16 * zc + 0.8, zy + 0.2
-    w, l = EXAMPLE_D
-    mine = sorted((i, rc) for rc, (ww, ll, i) in own.items() if (ww, ll) == EXAMPLE_D and rc[1] < 16)
+    w, l = example_d
+    mine = sorted((i, rc) for rc, (ww, ll, i) in own.items() if (ww, ll) == example_d and rc[1] < 16)
     lines = ["Thread t of the warpgroup:", "warp w = t / 32, lane l = t % 32.", "Its d[i] (i = 0 ... 127) is",
              "row 16 w + l / 4", "      + 8 ((i / 2) % 2)", "col 8 (i / 4) + 2 (l % 4)", "      + i % 2",
              "", "A warp owns 16 rows; each", "8 columns are laid out as", "mma.sync's 16 x 8 C", "(tc_fragments).",
@@ -545,14 +544,15 @@ def wgmma_picture(out):
         ax.text(tx, ty + 0.78 * n, text, ha="left", va="top", fontsize=8,
                 family="monospace" if text.startswith(("row", "col", "  ", "      ")) else "sans-serif",
                 fontweight="bold" if text.endswith(":") and "(" in text else "normal")
-    save(fig, out, "tc_wgmma")
+    d.save(fig, out, "tc_wgmma")
 
 
 # ---- Step 14: the shared-memory and register budget (step14.cu, step13.cu) ----
 
 
 
-def draw(out):
+def draw(shared, out):
     """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
-    pipeline_picture(out)
-    wgmma_picture(out)
+    d = shared.drawing  # plots/drawing.py, handed in by the loader
+    pipeline_picture(d, out)
+    wgmma_picture(d, out)

@@ -7,12 +7,9 @@
 Computed from step14.cu's and step13.cu's sizes, which tests/pictures_test.py checks.
 """
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
-from drawing import save  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.patches import Rectangle
 
 
 SMEM_LIMIT = 227 * 1024  # the H100's shared memory per block (opt-in): cudaDevAttrMaxSharedMemoryPerBlockOptin
@@ -49,7 +46,7 @@ def budget_rows():
     return [budget(13, 256, 4), budget(14, 256), budget(14, 128, 3), budget(14, 64, 4)]
 
 
-def budget_picture(out):
+def budget_picture(d, out):
     rows = budget_rows()
     colors = {"A": "#9ecae1", "A big": "#6baed6", "A small": "#c6dbef", "Bt": "#fdae6b", "Bt big": "#fd8d3c",
               "Bt small": "#fdd0a2"}
@@ -96,11 +93,12 @@ def budget_picture(out):
     ax_s.set_xlabel("shared memory per block, KB: the tiles of each stage (black: a stage ends)")
     ax_r.set_xlabel("registers per consumer thread: accumulators (acc.) and running sums")
     fig.tight_layout()
-    save(fig, out, "tc_budget")
+    d.save(fig, out, "tc_budget")
 
 
 
 
-def draw(out):
+def draw(shared, out):
     """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
-    budget_picture(out)
+    d = shared.drawing  # plots/drawing.py, handed in by the loader
+    budget_picture(d, out)

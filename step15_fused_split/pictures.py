@@ -9,12 +9,9 @@
 
 """
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
-from drawing import save  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.patches import Rectangle
 
 # step15.cu's sizes
 BM, BK, BN, STAGES = 128, 32, 128, 3             # the 128x128x32/3 configuration
@@ -82,7 +79,7 @@ def timeline(overlapped):
     return bars, max(ready.values())
 
 
-def fused_picture(out):
+def fused_picture(d, out):
     rows = ["producer", "transform", "consumer 0", "consumer 1", "tensor cores"]
     fig = plt.figure(figsize=(15, 8.2))
     grid = fig.add_gridspec(2, 2, height_ratios=[1, 1], width_ratios=[1.6, 1])
@@ -163,9 +160,10 @@ def fused_picture(out):
     ax_s.set_xlabel("KB (black: a stage ends)", fontsize=8)
     ax_s.spines[["top", "right", "left"]].set_visible(False)
     fig.tight_layout()
-    save(fig, out, "tc_fused")
+    d.save(fig, out, "tc_fused")
 
 
-def draw(out):
+def draw(shared, out):
     """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
-    fused_picture(out)
+    d = shared.drawing  # plots/drawing.py, handed in by the loader
+    fused_picture(d, out)

@@ -9,12 +9,9 @@
 """
 import math
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
-from drawing import save  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import FancyArrowPatch, Rectangle  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.patches import FancyArrowPatch, Rectangle
 
 # ozaki.h's moduli and default counts: SHORT below LONG_SUMS products, LONG from there
 MODULI = [256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199]
@@ -42,7 +39,7 @@ def crt(residues, moduli):
     return sum(r * (P // p) * pow(P // p, -1, p) for r, p in zip(residues, moduli)) % P
 
 
-def ozaki_picture(out):
+def ozaki_picture(d, out):
     p1, p2, row, col = EXAMPLE
     exact = sum(a * b for a, b in zip(row, col))
     fig = plt.figure(figsize=(15, 6.2))
@@ -102,9 +99,10 @@ def ozaki_picture(out):
     bx.set_title("The step's passes (every one counted in its time)", fontsize=9, loc="left")
     fig.suptitle("Step 16: products of residues, and the one number they come from", fontsize=12, fontweight="bold")
     fig.tight_layout()
-    save(fig, out, "tc_ozaki")
+    d.save(fig, out, "tc_ozaki")
 
 
-def draw(out):
+def draw(shared, out):
     """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
-    ozaki_picture(out)
+    d = shared.drawing  # plots/drawing.py, handed in by the loader
+    ozaki_picture(d, out)

@@ -3,21 +3,17 @@ chart (make plots) and the rows its README's numbers come from (scripts/readme_t
 The moduli sweep's rows are results/<device>-moduli.csv, a variant's count of moduli in the
 column moduli (empty for the step as built, which picks its count by n); cuBLAS's INT8 GEMM's
 are results/<device>-int8-gemm.csv. The step is this folder's: a copy reports on itself.
+Each function gets the repository's shared helpers first (shared: scripts/for_steps.py).
 """
 import glob
 import os
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import ladder  # noqa: E402
-
 STEP = os.path.basename(HERE).split("_")[0]  # its program, and its rows' name
 SHORT_MAX_N = 33  # the short sums the sweep runs: n = 1 ... 33
 
 
-def moduli(results, program, n, column="kernel_ms", dist="uniform", count=""):
+def moduli(shared, results, program, n, column="kernel_ms", dist="uniform", count=""):
     """moduli(program, n, column="kernel_ms", dist="uniform", count=N): a row of the moduli sweep;
     count=N for the step built with N moduli, none for the step as built and the programs beside."""
     return float(results.find(f"{results.slug}-moduli.csv", "the moduli sweep", program=program, n=n, dist=dist,
@@ -29,14 +25,14 @@ def moduli(results, program, n, column="kernel_ms", dist="uniform", count=""):
 SPAN_RESULTS = "step16-span-check.csv"
 
 
-def span(results, program, n, dist, column="kernel_ms"):
+def span(shared, results, program, n, dist, column="kernel_ms"):
     """span(program, n, dist, column="kernel_ms"): a row of the span check's families run: the
     step, step 14 and cuBLAS SGEMM on one family at n, in one run."""
     return float(results.find(f"{results.slug}-{SPAN_RESULTS}", "the span check's families", program=program, n=n,
                               family=dist, run="families")[column])
 
 
-def span_cost(results, n, dist, program="step16"):
+def span_cost(shared, results, n, dist, program="step16"):
     """span_cost(n, dist): the step's time over its time before the span check (rows program and
     program_unchecked), less 1: the mean of the rounds run side by side."""
     rows = [r for r in results.csv(f"{results.slug}-{SPAN_RESULTS}")
@@ -48,22 +44,21 @@ def span_cost(results, n, dist, program="step16"):
                                                       len(mean[f"{program}_unchecked"])) - 1
 
 
-def int8(results, n, column="tops"):
+def int8(shared, results, n, column="tops"):
     """int8(n, column="tops"): cuBLAS's INT8 GEMM at n (the sweep int8-gemm)."""
     return float(results.find(f"{results.slug}-int8-gemm.csv", "cuBLAS's INT8 GEMM", program="cublas_int8",
                               n=n)[column])
 
 
-def moduli_chart(results_dir, out):
+def moduli_chart(shared, results_dir, out):
     """The knob (the sweep moduli): for each number of moduli, its time and its componentwise
     error at the largest n measured, beside SGEMM, cuBLAS TF32 and the 3xTF32 steps of the same
     run; and the worst error on short sums (n = 1 ... 33), where 3xTF32 has its floor, in units of
     the fp32 bound (1: the bound). One chart per device: moduli_<device>.png."""
-    sys.path.insert(0, os.path.join(ROOT, "plots"))
-    from drawing import save
-    import matplotlib.pyplot as plt
+    save = shared.drawing.save  # first: it sets matplotlib up to write the same bytes every run
+    import matplotlib.pyplot as plt  # here: the README's numbers need no matplotlib
     for path in sorted(glob.glob(os.path.join(results_dir, "*-moduli.csv"))):
-        rows = [r for r in ladder.read_results(path) if r.get("kernel_ms")]
+        rows = [r for r in shared.read_results(path) if r.get("kernel_ms")]
         knob_rows = [r for r in rows if r["program"] == STEP and r.get("moduli")]
         if not knob_rows:
             continue
@@ -78,7 +73,7 @@ def moduli_chart(results_dir, out):
             plain = {r["program"]: r for r in at if not r.get("moduli")}
             ax.plot([float(r["kernel_ms"]) for _, r in knob], [float(r["max_comp_err"]) for _, r in knob],
                     marker=marker, color="#2171b5",
-                    label=f"{ladder.label(STEP)}, {counts[0]} ... {counts[-1]} moduli ({dist})")
+                    label=f"{shared.label(STEP)}, {counts[0]} ... {counts[-1]} moduli ({dist})")
             for c, r in knob:
                 ax.annotate(str(c), (float(r["kernel_ms"]), float(r["max_comp_err"])), fontsize=7,
                             xytext=(3, 3), textcoords="offset points")
@@ -100,7 +95,7 @@ def moduli_chart(results_dir, out):
                 key = (r["program"], r.get("moduli") or "")
                 worst[key] = max(worst.get(key, 0.0), float(r["max_comp_err"]) / float(r["tolerance"]))
         knob = sorted((int(m), e) for (p, m), e in worst.items() if p == STEP and m)
-        bx.plot([c for c, _ in knob], [e for _, e in knob], marker="o", color="#2171b5", label=ladder.label(STEP))
+        bx.plot([c for c, _ in knob], [e for _, e in knob], marker="o", color="#2171b5", label=shared.label(STEP))
         for p, color in (("cublas", "#cb181d"), ("step14", "#238b45"), ("step15", "#74c476"),
                          ("cublas_tf32", "#fd8d3c")):
             if (p, "") in worst:

@@ -10,12 +10,9 @@ Computed from step17.cu's, its version 3's and step13.cu's sizes, which tests/pi
 checks.
 """
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "plots"))
-from drawing import save  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.patches import Rectangle
 
 SMEM_LIMIT = 227 * 1024   # the H100's shared memory per block (opt-in): cudaDevAttrMaxSharedMemoryPerBlockOptin
 REGS_LIMIT = 232          # setmaxnreg_inc<232>() in the consumer warpgroups
@@ -52,7 +49,7 @@ def feeds():
             feed("step 17: 256 x 128 tile,\none 64 x 256 wgmma, B^T from registers", 256, 128, 256, True)]
 
 
-def budget_picture(out):
+def budget_picture(d, out):
     rows = feeds()
     fig, (ax_s, ax_r, ax_b) = plt.subplots(1, 3, figsize=(16, 3.8), gridspec_kw={"width_ratios": [1.3, 1, 1]})
     fig.suptitle("Step 17's budgets: the same shared memory, registers to spare, and shared-memory bandwidth",
@@ -101,9 +98,10 @@ def budget_picture(out):
     ax_r.set_xlabel("registers per consumer thread")
     ax_b.set_xlabel("shared-memory bytes per tensor-core cycle\n(blue: wgmma's reads; orange: B^T's fragments)")
     fig.tight_layout()
-    save(fig, out, "tc_schedule")
+    d.save(fig, out, "tc_schedule")
 
 
-def draw(out):
+def draw(shared, out):
     """Every picture of this step, into out (make plots: plots/tensor_pictures.py finds it)."""
-    budget_picture(out)
+    d = shared.drawing  # plots/drawing.py, handed in by the loader
+    budget_picture(d, out)

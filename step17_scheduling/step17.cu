@@ -46,7 +46,6 @@ const struct step_info step_info = {
     .chapter = "tensor-cores",
     .min_cc = 90,
     .needs = "Hopper's TMA multicast, clusters and wgmma, in sm_90a code",
-    .exact_cc = 90,
     .precision = PRECISION_TF32,
     .change = "a 256 x 128 tile: one 64 x 256 register-source wgmma per k-step (half the fragment loads per "
               "product), and the cluster side by side along N, sharing A's tile",

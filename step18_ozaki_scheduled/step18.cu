@@ -18,7 +18,6 @@ const struct step_info step_info = {
     .chapter = "tensor-cores",
     .min_cc = 90,
     .needs = "Hopper's TMA and INT8 wgmma, in sm_90a code",
-    .exact_cc = 90,
     .precision = PRECISION_FP32,
     /* 3 bytes an element per plane (residues of A, of Bt, of the products; the check's three). */
     .scratch_matrices = (3 * PLANES + 3) / 4,

@@ -33,7 +33,7 @@ for my $f (glob "results/*.csv") {
     } elsif ($f =~ /-reproduce\.csv$/) {
         like($header, qr/^date,device,fp32_peak_gflops,part,seconds/, "$f has make reproduce's timings");
     } elsif ($f =~ m{/programs\.csv$}) {
-        like($header, qr/^row,program,binary,math,math_index,folder,lesson,chapter,precision,compensated,min_cc,exact_cc,needs$/,
+        like($header, qr/^row,program,binary,math,math_index,folder,lesson,chapter,precision,compensated,min_cc,exact_cc,needs,builds_on,change,fails_on_purpose$/,
              "$f has the programs' descriptions (--describe)");
     } elsif ($f =~ /-multigpu-trace\.csv$/) {
         like($header, qr/^date,command,algo,comm,n,gpus,grid,panel,device,gpu,what,index,start_ms,end_ms$/,

@@ -11,8 +11,10 @@ require './tests/lib.pl';
 our @PROGRAMS;
 
 sub slurp { open my $f, '<', $_[0] or return ''; local $/; return <$f> // '' }
-# The architecture a source's step_info asks for alone (.exact_cc = 90: sm_90a), or undef.
-sub exact_arch { my ($cc) = slurp($_[0]) =~ /^\s*\.exact_cc\s*=\s*(\d+)/m; return $cc ? "sm_${cc}a" : undef }
+# The architecture each step folder's Makefile declares for it alone (STEP_ARCH := sm_90a), as the
+# top Makefile read it: make's own database (ARCH_<folder>), not the sources.
+my %declared_arch = `make -s -p -n help 2>/dev/null` =~ /^ARCH_(step\d\d_\w+) := (\S+)$/mg;
+sub exact_arch { my ($path) = @_; my ($dir) = $path =~ m{^(step\d\d_\w+)/} or return undef; return $declared_arch{$dir} }
 
 plan skip_all => "python3 is not installed" if system('python3 -c "" 2>/dev/null') != 0;
 plan skip_all => "objcopy (binutils) is not installed" if system('objcopy --version >/dev/null 2>&1') != 0;
@@ -33,17 +35,22 @@ for my $p (@PROGRAMS, 'transpose/transpose') {
     my ($code, $out, $err) = run('python3', 'scripts/fatbin_archs.py', $p);
     my ($sm) = $out =~ /machine code ([\w ]+?)(;|$)/;
     my %have = map { /sm_(\d+)/ ? ($1 => 1) : () } split / /, $sm // '';
-    # A step whose step_info says .exact_cc = 90 is built for that architecture alone (sm_90a:
-    # Hopper's own instructions), whatever ARCH says; --describe names it, and nothing else is
-    # in the binary.
+    # A step whose folder's Makefile declares its architecture (STEP_ARCH := sm_90a: Hopper's own
+    # instructions) is built for that alone, whatever ARCH says; --describe names it and the
+    # exact compute capability it derives from it, and nothing else is in the binary.
     my $own = $p =~ m{^step} ? exact_arch("$p.cu") : undef;
     if ($own) {
         my ($num) = $own =~ /sm_(\d+)/;
         ok($code == 0 && join(' ', sort keys %have) eq $num && $out =~ /no PTX/,
            "$p holds machine code for its own architecture $own alone, no PTX") or diag("$out$err");
-        is((describe($p))[0]{archs}, $own, "$p --describe names its architecture $own");
+        my $d = (describe($p))[0];
+        ok($d->{archs} eq $own && $d->{exact_cc} eq sprintf('%.1f', $num / 10),
+           "$p --describe names its architecture $own and compute capability $d->{exact_cc} exactly") or diag(explain($d));
         next;
     }
+    # (ARCH=sm_90a would make every program one architecture's own, and say so.)
+    is((describe($p))[0]{exact_cc}, '', "$p --describe: no exact compute capability (a fat binary or PTX)")
+        if $p =~ m{^step|^cublas} && $flags !~ /sm_\d+a\b/;
     # CUTLASS's kernels need 8.0: its program carries the first architecture of each major
     # version from 8.0 (8.6 and 8.9 run sm_80 code), to keep its long build short.
     my @expected = $p =~ /cutlass/ && @wanted > 1 ? grep { $_ >= 80 && $_ % 10 == 0 } @wanted : @wanted;
@@ -56,7 +63,7 @@ for my $p (@PROGRAMS, 'transpose/transpose') {
 }
 # The tensor chapter's development versions are not part of all (make versions builds them
 # like the steps): make test builds them for one architecture, the GPU's or else sm_90 (their
-# own, where its step_info says .exact_cc), so that they are proven to compile wherever the tests run.
+# own, where its folder's Makefile declares one), so that they are proven to compile wherever the tests run.
 open my $vfh, '<', 'obj/test-versions-arch.stamp' or BAIL_OUT("obj/test-versions-arch.stamp is missing: run make test");
 chomp(my $varch = <$vfh> // '');
 my %versions = map { m{^(\w+)/versions/(\w+)\.cu$} ? ("obj/test/versions/$2" => $1) : () } glob('step*/versions/*.cu');
@@ -68,14 +75,19 @@ for my $v (sort keys %versions) {
     my ($code, $out, $err) = run('python3', 'scripts/fatbin_archs.py', $v);
     ok($code == 0 && $out =~ /machine code (\w+ )*\Q$arch\E\b/, "$v is built, with machine code for $arch")
         or diag("exit $code: $out$err (make test builds it)");
+    # It knows its architecture as its step does (STEP_ARCHS from the build), and says so.
+    my $d = (describe($v))[0];
+    ok(($d->{archs} // '') =~ /\b\Q$arch\E/ && ($d->{exact_cc} // 'x') eq (exact_arch($src) ? sprintf('%.1f', ($arch =~ /(\d+)/)[0] / 10) : ''),
+       "$v --describe: its architectures ($d->{archs}) and exact compute capability ('$d->{exact_cc}')") or diag(explain($d));
 }
 # make diff STEP=NN: a step against the step it builds on, as the READMEs promise: the one
-# its step_info names in .builds_on, else the one before it on the ladder.
+# the program names (--describe's builds_on), else the one before it on the ladder.
 {
     my @dirs = sort glob('step[0-9][0-9]_*');
     for my $i (1 .. $#dirs) {
         my ($this_dir) = $dirs[$i];
-        my ($declared) = slurp(($this_dir =~ /^(step\d\d)/ ? "$this_dir/$1.cu" : '')) =~ /^\s*\.builds_on\s*=\s*"(step\d\d)[\w ]*"/m;
+        my ($program) = $this_dir =~ /^(step\d\d)/;
+        my ($declared) = split ' ', (describe("$this_dir/$program"))[0]{builds_on} // ''; # the first it names
         my ($base) = $declared ? grep { /^\Q$declared\E_/ } @dirs : $dirs[$i - 1];
         my ($prev, $this) = map { my ($p) = /^(step\d\d)/; "$_/$p.cu" } $base, $this_dir;
         my ($num) = $dirs[$i] =~ /^step(\d\d)/;

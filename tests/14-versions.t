@@ -34,7 +34,13 @@ for my $f (glob('step*/versions/*.cu')) {
        . "which orders its chain");
 }
 
-sub program_name { my ($f) = @_; open my $fh, '<', $f or die "$f: $!"; local $/; (<$fh> =~ /\.program = "(\w+)"/)[0] // '' }
+# A program's name as it says it (--describe), not as a pattern over its source: a version as make
+# test built it (obj/test/versions/), the step as make built it.
+sub program_name {
+    my ($src) = @_;
+    my $bin = $src =~ m{/versions/(\w+)\.cu$} ? "obj/test/versions/$1" : $src =~ s/\.cu$//r;
+    return (describe($bin))[0]{program} // '';
+}
 
 my %names;
 for my $chain (@chains) {

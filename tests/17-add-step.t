@@ -57,6 +57,10 @@ rename 'step99_copy/step16.cu', 'step99_copy/step99.cu';
 # A development version: the step as it was before, a whole program saying what it changed.
 mkdir 'step99_copy/versions';
 system('cp', 'step99_copy/step99.cu', 'step99_copy/versions/step99_v1_first.cu');
+{   # a version lives one folder down: the step's own headers are ../ from it
+    local ($^I, @ARGV) = ('', 'step99_copy/versions/step99_v1_first.cu');
+    while (<>) { s{^#include "(\w+\.h)"}{-e "step99_copy/$1" ? "#include \"../$1\"" : "#include \"$1\""}e; print }
+}
 my %done;  # a file's step_info already given its .change (before the first of the fields after it: their order)
 for my $f (['step99_copy/versions/step99_v1_first.cu', 'step99_v1', 'the first try'],
            ['step99_copy/step99.cu', 'step99', 'the second try: the step']) {
@@ -189,15 +193,25 @@ PY
         or diag("$out$err");
 }
 
-# Its version, found: make versions builds it (make test too, for one architecture); the chain
-# ends with the step; the versions table lists it (fixture rows, not measurements).
+# Its version, found: make versions builds it (make test too, for one architecture), for its step's
+# architecture; the chain ends with the step, each as the programs describe themselves (make plots
+# records them); make diff asks them; the versions table lists it (fixture rows, not measurements).
 ($code, $out, $err) = run('make', '--no-print-directory', '-n', 'versions');
-like($out, qr{-o obj/versions/step99_v1_first step99_copy/versions/step99_v1_first\.cu}, "make versions builds its version")
-    or diag("$out$err");
+like($out, qr{-gencode=arch=compute_90a,code=sm_90a .*-o obj/versions/step99_v1_first step99_copy/versions/step99_v1_first\.cu},
+     "make versions builds its version, for its step's architecture (its folder's Makefile)") or diag("$out$err");
+($code, $out, $err) = run('make', '--no-print-directory', 'obj/versions/step99_v1_first');
+($code, $out, $err) = run('python3', 'scripts/ladder.py', 'record');
 ($code, $out, $err) = run('python3', '-c', 'import sys; sys.path.insert(0, "scripts"); import ladder; '
                           . 'print("\n".join(f"{p} {b} {c}" for p, (b, c, f) in ladder.versions().items()))');
 like($out, qr{^step99_v1 obj/versions/step99_v1_first the first try\nstep99 step99_copy/step99 the second try: the step$}m,
-     "its chain: the version, then the step, each with what it changed") or diag("$out$err");
+     "its chain: the version, then the step, each with what it changed (--describe, recorded)") or diag("$out$err");
+($code, $out, $err) = run('make', '--no-print-directory', '-s', 'diff', 'VERSION=step99');
+ok($code == 0 && $out =~ m{^--- step99_copy/versions/step99_v1_first\.cu\s.*\n\+\+\+ step99_copy/step99\.cu\s}m,
+   "make diff VERSION=step99: its version against the step") or diag("exit $code: " . substr("$out$err", 0, 300));
+($code, $out, $err) = run('make', '--no-print-directory', '-s', 'diff', 'STEP=99');
+ok($code == 0 && $out =~ m{^--- step13_wgmma_tf32/step13\.cu\s.*\n\+\+\+ step99_copy/step99\.cu\s}m,
+   "make diff STEP=99: against the step it builds on, as the program says (step 16's builds_on, step13)")
+    or diag("exit $code: " . substr("$out$err", 0, 300));
 ($code, $out, $err) = run('python3', '-c', <<'PY');
 import sys
 sys.path.insert(0, "scripts")

@@ -106,20 +106,29 @@ my @needy = grep { read_file($_->[0]) =~ /["'](?:$tool_words)["']|matplotlib|\bd
 @got = run_many(test_jobs(), map { [@bare, @$_] } @needy);
 refused("@{ $needy[$_] } with the tools missing", @{ $got[$_] }) for 0 .. $#needy;
 
-# Those that need a tool to do what they are asked name it, and how to get it.
+# Those that need a tool to do what they are asked name it, and how to get it; so does each sweep
+# a step runs in its own Python (its experiments.json's "function": the lab's tile sweep needs make
+# and nvcc, the counters ncu, ...), found as the runner finds them.
 my ($first_step) = glob('step01_*/step01');
+require JSON::PP;
+my @own_sweeps;
+for my $json (sort glob('step[0-9][0-9]_*/experiments.json')) {
+    my ($step) = $json =~ /^(step\d\d)_/;
+    my $sweeps = JSON::PP::decode_json(read_file($json))->{sweeps} // {};
+    push @own_sweeps, map { [['scripts/experiment.py', 'sweep', '--step', $step, '--name', $_], qr/^\S+ not found: /] }
+        grep { $sweeps->{$_}{function} } sort keys %$sweeps;
+}
+ok(@own_sweeps >= 1, "the steps' own sweeps, each asked with the tools missing: " . join(', ', map { "$_->[0][3] $_->[0][5]" } @own_sweeps));
 my @tools = (
     [['scripts/sanitize.py'], qr/^compute-sanitizer not found: .*cuda-sanitizer-.*PATH$/],
-    [['scripts/counters.py'], qr/^ncu not found: .*cuda-nsight-compute-/],
     [['scripts/fatbin_archs.py', $first_step], qr/^objcopy not found: .*install binutils$/],
     [['scripts/experiment.py', 'sweep'], qr/^make not found: .*install make$/],
-    [['scripts/experiment.py', 'tile-sweep'], qr/^make not found: /],
-    [['scripts/experiment.py', 'warptile-sweep'], qr/^make not found: /],
+    [['scripts/experiment.py', 'sweep', '--part', 'ncu'], qr/^ncu not found: .*cuda-nsight-compute-/],
     [['scripts/reproduce.py', '--only', 'cpu'], qr/^make not found: make reproduce's part 'cpu' runs make/],
     [['plots/charts.py'], qr/^matplotlib not found: .*make plots-env.*PLOT_PYTHON/],
     [['plots/tensor_pictures.py'], qr/^matplotlib not found: .*make plots-env.*PLOT_PYTHON/],
     (-x 'cpu/cpu_gemm' ? [['scripts/cpu_compare.py'], qr/^gcc not found: .*build-essential$/] : ()),
-    map { [[$_], qr/^nvcc not found: /] } glob('step[0-9][0-9]_*/time_split.py'),
+    @own_sweeps,
 );
 @tools = grep { -e $_->[0][0] } @tools;
 @got = run_many(test_jobs(), map { [@bare, @{ $_->[0] }] } @tools);

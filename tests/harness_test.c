@@ -6,6 +6,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include "step.h"
 #include "timing.h"
 
 #include <limits.h>
@@ -472,6 +473,22 @@ static void test_timing(void)
     ok(t1 >= t0 && t0 > 0, "wall_ms: monotonic");
 }
 
+/* A program's exact compute capability comes from what its build holds (STEP_ARCHS): the step's
+ * own architecture (its folder's STEP_ARCH := sm_90a), or machine code of one architecture with no
+ * PTX beside it; a fat binary, or one with PTX, runs on any GPU the build covers. */
+static void test_archs_exact_cc(void)
+{
+    ok(archs_exact_cc("sm_90a") == 90, "archs_exact_cc: sm_90a alone is 9.0 exactly");
+    ok(archs_exact_cc("sm_80 sm_90a") == 90, "archs_exact_cc: an sm_90a target among others decides");
+    ok(archs_exact_cc("compute_100a") == 100, "archs_exact_cc: compute_100a (PTX of an arch-specific target) too");
+    ok(archs_exact_cc("sm_75 sm_80 sm_90 sm_100 sm_120 compute_120") == 0, "archs_exact_cc: the fat binary, none");
+    ok(archs_exact_cc("sm_90 compute_90") == 0, "archs_exact_cc: -arch=sm_90 (machine code and PTX), none");
+    ok(archs_exact_cc("sm_90") == 90, "archs_exact_cc: machine code of one architecture without PTX (GEMMul8's)");
+    ok(archs_exact_cc("sm_80 sm_90") == 0, "archs_exact_cc: machine code of two architectures, none");
+    ok(archs_exact_cc("not recorded (built without the Makefile)") == 0 && archs_exact_cc("") == 0,
+       "archs_exact_cc: a program built without the Makefile, or nothing said, none");
+}
+
 /* The ends of FP32's range (--dist): every value where common/matrix.h says, finite; C's
  * scale (|A| |B|) still in FP32's normal range, where FP32 keeps 24 bits; uniform and wide
  * drawn exactly as before (the recorded results depend on it). */
@@ -578,5 +595,6 @@ int main(void)
     test_npy_shapes();
     test_parse();
     test_timing();
+    test_archs_exact_cc();
     return done_testing();
 }

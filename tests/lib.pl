@@ -348,6 +348,13 @@ sub plot_python {
          : -x '.venv/bin/python' ? File::Spec->rel2abs('.venv/bin/python') : 'python3';
 }
 
+# A step's Python test: its NAME.t runs NAME_test.py beside it with the Python that draws, through
+# tests/step_python_test.py, which puts tests/ and scripts/ on the import path: nothing in a step's
+# folder edits it.
+sub exec_step_python_test {
+    exec(plot_python(), 'tests/step_python_test.py', $0 =~ s/\.t$/_test.py/r) or die "cannot run Python: $!\n";
+}
+
 # A step's own test (stepNN_name/tests/*.t) tests its own folder, whatever its number: (the folder,
 # its program), from the test's path; a copy of the folder tests itself.
 sub this_step {

@@ -1,24 +1,24 @@
 """What the steps' picture tests share (each step's tests/pictures_test.py, run by its
-tests/pictures.t): the sources read as text, their C macros and integer expressions evaluated
-in Python, a step's pictures.py loaded, and its pictures drawn twice by plots/tensor_pictures.py
-(the same bytes every run). With tests/tap.py."""
+tests/pictures.t through tests/step_python_test.py): the sources read as text, their C macros and
+integer expressions evaluated in Python, a step's pictures.py loaded as plots/tensor_pictures.py
+loads it (scripts/step_plugins.py), and its pictures drawn twice by plots/tensor_pictures.py (the
+same bytes every run). With tests/tap.py. Imported with tests/ and scripts/ on the import path
+(tests/step_python_test.py, tests/pictures_test.py put them there)."""
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
+from tap import skip_all
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "plots"))
-from tap import skip_all  # noqa: E402
-
 try:
     import matplotlib  # noqa: F401
 except ImportError as err:
     skip_all(f"matplotlib cannot be imported by {sys.executable} ({err}); make plots-env installs it")
-import tensor_pictures  # noqa: E402  the runner, which finds each step's pictures.py
+import step_plugins  # noqa: E402  the loader, which finds each step's pictures.py
 
 
 def folder_of(test_file):
@@ -29,7 +29,7 @@ def folder_of(test_file):
 def step_pictures(prefix):
     """The pictures.py of the step folder whose name starts with prefix ("step11_", or a whole
     folder's name), loaded."""
-    found = [m for folder, m in tensor_pictures.step_pictures() if folder.startswith(prefix)]
+    found = [m for folder, m in step_plugins.step_pictures() if folder.startswith(prefix)]
     if len(found) != 1:
         raise SystemExit(f"pictures_lib: {len(found)} step folders with pictures.py match '{prefix}'")
     return found[0]

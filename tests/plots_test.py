@@ -12,9 +12,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-sys.path.insert(0, HERE)
-import ladder  # noqa: E402
-from tap import done, ok, skip_all  # noqa: E402
+import ladder
+from tap import done, ok, skip_all
 
 try:
     import matplotlib  # noqa: F401
@@ -68,8 +67,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ladder.merge_results(os.path.join(results, "fixture-gpu.csv"), rows)
     # The multi-GPU chapter: three algorithms on 1 and 2 GPUs (made-up values), at two panel
     # widths, of which the chart takes the larger.
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
-    import multigpu_sweep  # noqa: E402
+    import multigpu_sweep  # scripts/, on the path since the top of this file
     mg = []
     for panel in (2048, 8192):
         for algo, slow in (("rows", 1.0), ("summa", 1.1), ("cublasmp", 1.05)):

@@ -7,9 +7,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-sys.path.insert(0, HERE)
-import prose  # noqa: E402
-from tap import done, ok  # noqa: E402
+import prose
+from tap import done, ok
 
 results = prose.Results(os.path.join(ROOT, "results"))
 value = results.functions()["tflops"]("step01", 1000)

@@ -8,10 +8,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
-sys.path.insert(0, HERE)
-import experiment  # noqa: E402
-import ladder  # noqa: E402
-from tap import done, ok, skip  # noqa: E402
+import experiment
+import ladder
+from tap import done, ok, skip
 
 
 def row(program, n, device, kernel_ms, date="2026-01-01T00:00Z"):
@@ -75,8 +74,8 @@ with tempfile.TemporaryDirectory() as tmp:
 # built and the programs beside it with the column empty; a program printing its own table
 # recorded as it prints it; each sweep's log headed with the device and the command; a program
 # that exits 4 skipped, saying why, and one that calls itself by another name not recorded.
-import contextlib  # noqa: E402
-import io  # noqa: E402
+import contextlib
+import io
 
 ladder.discover(built_only=True)
 declared = [(p, e) for p, e in ladder.experiments().items() if e.get("variants") and e.get("sweeps")]
@@ -126,7 +125,7 @@ else:
 
 # A program the GPU could not run (exit 4): make compare records the reason, and the
 # tables say it under the ladder.
-import tables_shared  # noqa: E402
+import tables_shared
 with tempfile.TemporaryDirectory() as tmp:
     small = [row(p, 1000, "GPU S", t) for p, t in (("step01", 4.0), ("step02", 4.0), ("step03", 4.0),
                                                     ("step04", 4.0), ("step05", 2.0), ("step06", 2.0))]

@@ -6,9 +6,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
-sys.path.insert(0, HERE)
-import sanitize  # noqa: E402
-from tap import done, ok  # noqa: E402
+import sanitize
+from tap import done, ok
 
 # What --describe says of two programs, as ladder.discover() returns it (a fixture).
 FOUND = {

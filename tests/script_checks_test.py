@@ -12,12 +12,11 @@ import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
-sys.path.insert(0, HERE)
-import experiment  # noqa: E402
-import ladder  # noqa: E402
-import multigpu_sweep  # noqa: E402
-import reproduce  # noqa: E402
-from tap import done, ok, skip  # noqa: E402
+import experiment
+import ladder
+import multigpu_sweep
+import reproduce
+from tap import done, ok, skip
 
 # Nothing here measures: the scripts run as subprocesses see no GPU, and write into a fresh folder.
 _scratch = tempfile.TemporaryDirectory(prefix="script_checks_")  # removed when the test ends

@@ -10,12 +10,10 @@ file or namespace scope, is reported unless it is a function, a type or const. T
 import glob
 import os
 import re
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-from tap import done, ok  # noqa: E402
+from tap import done, ok
 
 # Every program's source: the steps and their other programs, versions, headers and test helpers;
 # the references and peers (cuBLAS, CUTLASS, GEMMul8: C++); the chapters (CPU, transpose, multi-GPU);

@@ -12,12 +12,11 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
-sys.path.insert(0, HERE)
-import experiment  # noqa: E402
-import ladder  # noqa: E402
-import reproduce  # noqa: E402
-import tables_shared  # noqa: E402
-from tap import done, ok  # noqa: E402
+import experiment
+import ladder
+import reproduce
+import tables_shared
+from tap import done, ok
 
 DEVICE = "Fixture GPU (test data, not a measurement)"
 VERSIONS = ladder.versions()  # the real chains, found in the step folders
@@ -50,7 +49,7 @@ def measure(tmp, fails=(), gpu=(DEVICE, {}), keep=False, **kw):
     saved = ladder.ROOT, ladder.gpu_info, ladder.run_csv, ladder.versions
     # The chains stay the tree's (found before the root moves); their programs, the stand-ins'.
     ladder.ROOT, ladder.gpu_info, ladder.run_csv = tmp, lambda: gpu, fake_run(fails, **kw)
-    ladder.versions = lambda: VERSIONS
+    ladder.versions = lambda **_: VERSIONS
     try:
         results = os.path.join(tmp, "results")
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):

@@ -3,13 +3,10 @@ from agree with the kernels' sources (steps 11 and 12 share them) and give the f
 states (fragment owners, what ldmatrix delivers, bank conflicts with and without the swizzles),
 and a wrong rule is told apart; drawn twice, every file is the same byte for byte. TAP output.
 """
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests"))
-from pictures_lib import check_drawn, folder_of, macro, source, step_pictures, step_source  # noqa: E402
-from tap import done, ok  # noqa: E402
+from pictures_lib import check_drawn, folder_of, macro, source, step_pictures, step_source
+from tap import done, ok
 
 FOLDER = folder_of(__file__)
 p11 = step_pictures(FOLDER)

@@ -1,12 +1,9 @@
 """Step 12's picture (its pictures.py; run by pictures.t beside this file): TF32 rounding and the
 3xTF32 split it draws, with a wrong rounding told apart; drawn twice, the same bytes. TAP output.
 """
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests"))
-from pictures_lib import check_drawn, folder_of, step_pictures  # noqa: E402
-from tap import done, ok  # noqa: E402
+from pictures_lib import check_drawn, folder_of, step_pictures
+from tap import done, ok
 
 FOLDER = folder_of(__file__)
 p12 = step_pictures(FOLDER)

@@ -3,4 +3,4 @@
 use strict;
 use warnings;
 require './tests/lib.pl';
-exec(plot_python(), $0 =~ s/\.t$/_test.py/r) or die "cannot run Python: $!\n";
+exec_step_python_test();

@@ -3,13 +3,10 @@ simulated with step13.cu's own parity and release rules (and wrong rules told ap
 swizzled placement read back by wgmma's descriptors, the transpose, the accumulators' layout and
 the epilogue's stores; drawn twice, every file is the same byte for byte. TAP output.
 """
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests"))
-from pictures_lib import c_int, check_drawn, define, folder_of, source, step_pictures, step_source  # noqa: E402
-from tap import done, ok  # noqa: E402
+from pictures_lib import c_int, check_drawn, define, folder_of, source, step_pictures, step_source
+from tap import done, ok
 
 FOLDER = folder_of(__file__)
 p11, p13 = step_pictures("step11_"), step_pictures(FOLDER)

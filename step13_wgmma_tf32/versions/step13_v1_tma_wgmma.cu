@@ -39,7 +39,6 @@ const struct step_info step_info = {
     .dynamic_smem_bytes = smem_bytes,
     .min_cc = 90,
     .needs = "Hopper's TMA and wgmma, in sm_90a code",
-    .exact_cc = 90,
     .precision = PRECISION_TF32,
     .tf32_inputs = "A truncated by wgmma, B rounded to nearest",
     .scratch_matrices = 1,

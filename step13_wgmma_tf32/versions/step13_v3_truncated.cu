@@ -52,7 +52,6 @@ const struct step_info step_info = {
     .chapter = "tensor-cores",
     .min_cc = 90,
     .needs = "Hopper's TMA and wgmma, in sm_90a code",
-    .exact_cc = 90,
     .configs = wgmma_configs,
     .config_legend = "tile BM x BN x BK / stages in flight",
     .precision = PRECISION_TF32,

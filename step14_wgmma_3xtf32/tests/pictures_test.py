@@ -2,13 +2,10 @@
 registers each tile shape takes, from the sources' own macros (step 13's and step 14's), and a
 wrong budget told apart; drawn twice, the same bytes. TAP output.
 """
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests"))
-from pictures_lib import c_macros, check_drawn, folder_of, step_pictures, step_source  # noqa: E402
-from tap import done, ok  # noqa: E402
+from pictures_lib import c_macros, check_drawn, folder_of, step_pictures, step_source
+from tap import done, ok
 
 FOLDER = folder_of(__file__)
 p14 = step_pictures(FOLDER)

@@ -42,7 +42,6 @@ const struct step_info step_info = {
     .dynamic_smem_bytes = smem_bytes,
     .min_cc = 90,
     .needs = "Hopper's TMA and wgmma, in sm_90a code",
-    .exact_cc = 90,
     .precision = PRECISION_FP32,
     .scratch_matrices = 4,
     .change = "3xTF32 on step 13's pipeline: pre-passes write big and small K-major copies of A and"

@@ -44,7 +44,6 @@ const struct step_info step_info = {
     .dynamic_smem_bytes = smem_bytes,
     .min_cc = 90,
     .needs = "Hopper's TMA and wgmma, in sm_90a code",
-    .exact_cc = 90,
     .precision = PRECISION_FP32,
     .scratch_matrices = 4,
     .change = "FP32's whole range: rows of A and columns of B scaled by powers of two before the "

@@ -46,7 +46,6 @@ const struct step_info step_info = {
     .dynamic_smem_bytes = smem_bytes,
     .min_cc = 90,
     .needs = "Hopper's TMA and wgmma, in sm_90a code",
-    .exact_cc = 90,
     .precision = PRECISION_FP32,
     .scratch_matrices = 4,
     .change = "NaN and Inf: split as 0, their rows and columns marked, a last pass gives those "

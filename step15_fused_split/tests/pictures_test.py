@@ -2,12 +2,9 @@
 step15.cu's (its macros and setmaxnreg counts), and a budget that would not fit is told apart;
 drawn twice, the same bytes. TAP output.
 """
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests"))
-from pictures_lib import c_macros, check_drawn, folder_of, step_pictures, step_source  # noqa: E402
-from tap import done, ok  # noqa: E402
+from pictures_lib import c_macros, check_drawn, folder_of, step_pictures, step_source
+from tap import done, ok
 
 FOLDER = folder_of(__file__)
 p15 = step_pictures(FOLDER)

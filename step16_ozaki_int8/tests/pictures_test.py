@@ -3,13 +3,10 @@ drawn are the step's ozaki.h's, the worked example is the README's and comes bac
 remainder theorem; drawn twice, the same bytes. The step is this folder's: a copy tests itself.
 TAP output.
 """
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests"))
-from pictures_lib import check_drawn, folder_of, source, step_pictures  # noqa: E402
-from tap import done, ok  # noqa: E402
+from pictures_lib import check_drawn, folder_of, source, step_pictures
+from tap import done, ok
 
 FOLDER = folder_of(__file__)
 p16 = step_pictures(FOLDER)

@@ -4,7 +4,6 @@ reads, within what ozaki.h allows; the sweep runs each variant's build, its coun
 rows; the README's function reads a row by that column, the step as built by none; the chart
 draws every count from the column. The step is this folder's: a copy tests itself. TAP output
 (report.t beside this file)."""
-import importlib.util
 import json
 import os
 import re
@@ -12,19 +11,15 @@ import subprocess
 import sys
 import tempfile
 
+import ladder
+import prose
+import step_plugins
+from tap import done, ok, skip
+
 FOLDER_PATH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.basename(FOLDER_PATH)
 STEP = FOLDER.split("_")[0]
 ROOT = os.path.dirname(FOLDER_PATH)
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import ladder  # noqa: E402
-import prose  # noqa: E402
-from tap import done, ok, skip  # noqa: E402
-
-spec = importlib.util.spec_from_file_location(f"{STEP}_report", os.path.join(FOLDER_PATH, "report.py"))
-report = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(report)
 declared = json.load(open(os.path.join(FOLDER_PATH, "experiments.json")))
 variants = declared["variants"]
 source = "".join(open(os.path.join(FOLDER_PATH, f)).read() for f in sorted(os.listdir(FOLDER_PATH))
@@ -72,7 +67,7 @@ with tempfile.TemporaryDirectory() as tmp:
         import matplotlib  # noqa: F401
         out = os.path.join(tmp, "plots")
         os.makedirs(out)
-        report.moduli_chart(results, out)
+        step_plugins.function(FOLDER, "report.moduli_chart")(results, out)
         name = "moduli_" + ladder.slug(prose.DEVICE)
         svg = open(os.path.join(out, name + ".svg")).read() if os.path.exists(os.path.join(out, name + ".svg")) else ""
         ok(os.path.getsize(os.path.join(out, name + ".png")) > 10000 if os.path.exists(os.path.join(out, name + ".png"))

@@ -4,11 +4,9 @@ accumulators and fragments; a wrong shape told apart; drawn twice, the same byte
 """
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tests"))
-from pictures_lib import check_drawn, define, folder_of, source, step_pictures, step_source  # noqa: E402
-from tap import done, ok  # noqa: E402
+from pictures_lib import check_drawn, define, folder_of, source, step_pictures, step_source
+from tap import done, ok
 
 FOLDER = folder_of(__file__)
 pic = step_pictures(FOLDER)

@@ -36,7 +36,6 @@ const struct step_info step_info = {
     .chapter = "tensor-cores",
     .min_cc = 90,
     .needs = "Hopper's TMA and wgmma, in sm_90a code",
-    .exact_cc = 90,
     .precision = PRECISION_TF32,
     .scratch_matrices = 1,
     .change = "step 13 made persistent: a block per SM walking its tiles, the ring of stages running on across "

@@ -44,7 +44,6 @@ const struct step_info step_info = {
     .chapter = "tensor-cores",
     .min_cc = 90,
     .needs = "Hopper's TMA multicast, clusters and wgmma, in sm_90a code",
-    .exact_cc = 90,
     .precision = PRECISION_TF32,
     .scratch_matrices = 1,
     .change = "clusters of two blocks along M that share Bt's tile by TMA multicast, each loading half of it; a "

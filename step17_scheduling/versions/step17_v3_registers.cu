@@ -49,7 +49,6 @@ const struct step_info step_info = {
     .chapter = "tensor-cores",
     .min_cc = 90,
     .needs = "Hopper's TMA multicast, clusters and wgmma, in sm_90a code",
-    .exact_cc = 90,
     .precision = PRECISION_TF32,
     .change = "no transpose pass: C^T = B^T A^T, B^T's fragments loaded into registers by the consumers from B's "
               "tiles as the TMA stored them (two 64 x 128 register-source wgmmas per k-step)",
