@@ -185,7 +185,8 @@ help:
 	@echo "                     it, or the one the program names: its step_info's .builds_on; VERSION=step13_v2:"
 	@echo "                     a development version against the one before it)"
 	@echo "make sass STEP=05    the step's machine code (cuobjdump -sass); make ptx STEP=05 its PTX"
-	@echo "make all-archs       build for each architecture in turn (sm_75 ... sm_120), as CI does"
+	@echo "make all-archs       build for every architecture (sm_75 ... sm_120), as CI does: each the default"
+	@echo "                     build leaves out on its own, then the default build"
 	@echo "make clean           remove what the build made"
 	@echo "ARCH=sm_75           build GPU code for that architecture only (default: the installed GPU's,"
 	@echo "                     or without one a fat binary for sm_75 ... sm_120 plus PTX)"
@@ -313,10 +314,12 @@ gpu-info: all
 	    case $$code in 0) echo "  $$out";; 4) echo "  skips: $$out";; \
 	    *) echo "  FAILS (exit $$code): $$out"; exit $$code;; esac; done
 
-# Every architecture CUDA 13 builds for, one after the other (what CI checks), then the
-# default build again.
+# Every architecture CUDA 13 builds for (what CI checks): each one whose machine code the default
+# build does not hold, built on its own, then the default build, which compiles the others (without
+# a GPU, the fat binary: sm_75, sm_80, sm_90, sm_100 and sm_120; so sm_86 and sm_89 on their own).
+DEFAULT_MACHINE_ARCHS := $(patsubst sm_%,%,$(filter sm_%,$(call archs_of,$(ARCH_FLAGS))))
 all-archs:
-	@set -e; for a in $(ALL_ARCHS); do echo "== make ARCH=sm_$$a all"; \
+	@set -e; for a in $(filter-out $(DEFAULT_MACHINE_ARCHS),$(ALL_ARCHS)); do echo "== make ARCH=sm_$$a all"; \
 	    $(MAKE) --no-print-directory ARCH=sm_$$a all > obj/all-archs-sm_$$a.log 2>&1 || \
 	    { tail -n 30 obj/all-archs-sm_$$a.log; exit 1; }; done
 	@echo "== make all (the default build)"; $(MAKE) --no-print-directory all > obj/all-archs-default.log 2>&1 || \
