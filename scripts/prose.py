@@ -131,6 +131,13 @@ class Results:
             raise KeyError(f"the test log {log} has no ratio for {p} on {dist} at n = {n}")
         return self._ratios[log][(p, dist, n)]
 
+    def test_time(self, name, machine, column="wall_s"):
+        """A recorded run of the test suite (results/test-times.csv, scripts/test_times.py): its wall
+        seconds, or another column (prove_s, files, tests, commit, date ...) of the row called name
+        on machine (a GPU's slug, or a CPU's and its count)."""
+        value = self.find("test-times.csv", "a recorded test run", name=name, machine=machine)[column]
+        return float(value) if re.fullmatch(r"[\d.]+", value) else value
+
     def _mgpu_file(self, run, device):
         return f"{ladder.slug(device) if device else self.slug}-{run}.csv"
 
@@ -205,6 +212,7 @@ class Results:
             "mgpu_eff": self.mgpu_eff,
             "ncu": self.ncu,
             "test_ratio": self.test_ratio,
+            "test_time": self.test_time,
             "steps": steps_of,
             "art": lambda p, column: float(self.find("article_8800gt.csv", "the article", program=p)[column]),
             "min": min, "max": max, "abs": abs, "round": round,
