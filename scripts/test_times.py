@@ -75,9 +75,19 @@ def main(argv):
     log_path = os.path.join(results, f"{machine}-{args.name}.txt")
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
-    p = subprocess.run(args.command, cwd=ladder.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # The output goes into the log as it comes, so that a run stopped from outside leaves what it did.
+    lines = []
+    with open(log_path, "w") as log:
+        p = subprocess.Popen(args.command, cwd=ladder.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True)
+        for line in p.stdout:
+            lines.append(line)
+            log.write(line)
+            log.flush()
+        p.wait()
     wall = time.monotonic() - t0
-    files, tests, prove_s, verdict = prove_summary(p.stdout)
+    output = "".join(lines)
+    files, tests, prove_s, verdict = prove_summary(output)
     if p.returncode != 0:
         verdict = "FAIL"
     head = (f"# {' '.join(args.command)}: {wall:.0f} s wall ({prove_s or '?'} s of it prove's), {files or '?'} test "
@@ -85,7 +95,7 @@ def main(argv):
             f"# {started:%Y-%m-%d %H:%M} UTC, commit {args.commit}, on {gpu or 'no GPU'} with {cpus} CPUs "
             f"({cpu_name()}).\n")
     with open(log_path, "w") as f:
-        f.write(head + p.stdout)
+        f.write(head + output)
     row = dict(date=ladder.now_stamp(started), name=args.name, machine=machine, gpu=gpu, cpus=str(cpus),
                commit=args.commit, command=" ".join(args.command), wall_s=f"{wall:.0f}", prove_s=prove_s,
                files=files, tests=tests, result=verdict, log=os.path.basename(log_path))
