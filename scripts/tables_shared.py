@@ -29,6 +29,7 @@ OTHER_RESULTS = ["cpu", "transpose", "multigpu", "multigpu-cublasmp", "multigpu-
                  "multigpu-copy-engines", "multigpu-panels", "multigpu-blocks", "tile-sweep", "warptile-sweep", "config-sweep",
                  "versions", "reproduce", "cublas-unpitched", "gemmul8"]
 STEP_EXPERIMENT = r"-step\d\d-[a-z0-9-]+\.csv$"
+TEST_TIMES = "test-times.csv"  # how long the test suite took (scripts/test_times.py): no device's ladder
 
 
 def not_ladder():
@@ -42,7 +43,7 @@ def ladder_files(results_dir):
     """The ladder CSVs in results/ (one per device, and one per shared-memory cap)."""
     other = not_ladder()
     return [p for p in sorted(glob.glob(os.path.join(results_dir, "*.csv")))
-            if os.path.basename(p) not in (ARTICLE, os.path.basename(ladder.CATALOGUE))
+            if os.path.basename(p) not in (ARTICLE, os.path.basename(ladder.CATALOGUE), TEST_TIMES)
             and not re.search(other, os.path.basename(p))]
 
 

@@ -44,6 +44,9 @@ for my $f (glob "results/*.csv") {
     } elsif ($f =~ /-int8-gemm\.csv$/) {
         like($header, qr/^date,command,program,n,device,kernel_ms,tops,reps,rows_checked,status\b/,
              "$f has cuBLAS's INT8 GEMM's columns");
+    } elsif ($f =~ m{/test-times\.csv$}) {
+        like($header, qr/^date,name,machine,gpu,cpus,commit,command,wall_s,prove_s,files,tests,result,log\r?$/,
+             "$f has the test suite's recorded times (scripts/test_times.py)");
     } elsif ($f =~ /-step\d\d-[a-z0-9-]+\.csv$/) {
         like($header, qr/^date,command,/, "$f (a step's own experiment) says when and how it was measured");
     } elsif ($f =~ /-tile-sweep\.csv$/) {
