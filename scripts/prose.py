@@ -135,7 +135,10 @@ class Results:
         """A recorded run of the test suite (results/test-times.csv, scripts/test_times.py): its wall
         seconds, or another column (prove_s, files, tests, commit, date ...) of the row called name
         on machine (a GPU's slug, or a CPU's and its count)."""
-        value = self.find("test-times.csv", "a recorded test run", name=name, machine=machine)[column]
+        rows = [r for r in self.csv("test-times.csv") if r["name"] == name and r["machine"] == machine]
+        if len(rows) != 1:
+            raise KeyError(f"test-times.csv: {len(rows)} rows of {name} on {machine}")
+        value = rows[0][column]
         return float(value) if re.fullmatch(r"[\d.]+", value) else value
 
     def _mgpu_file(self, run, device):
