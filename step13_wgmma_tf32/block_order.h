@@ -1,5 +1,5 @@
-/* The order in which a GEMM's blocks walk the tiles of C (step 13's lesson, shared with step
- * 14). Blocks start roughly in the order of their index, so the grid is walked in bands of
+/* The order in which a GEMM's blocks walk the tiles of C (step 13's lesson, shared with
+ * steps 14-18). Blocks start roughly in the order of their index, so the grid is walked in bands of
  * group_m block rows, column after column: the blocks running at once share their tiles of A
  * (one band) and of B (a few columns), which stay in L2; row after row, each wave would read
  * a band of A and all of B. CUDA C, included by .cu files only. */
