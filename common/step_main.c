@@ -475,7 +475,10 @@ static int run_batch(const char *program, const char *path)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "--batch") == 0)
+    if (argc >= 2 && strcmp(argv[1], "--batch") == 0) {
+        if (argc != 3)
+            usage_error(step_info.program, "--batch takes one file and nothing beside it");
         return run_batch(step_info.program, argv[2]);
+    }
     return run_once(argc, argv);
 }

@@ -69,8 +69,9 @@ def main(argv):
     parser.add_argument("rev", help="the commit to compare the working tree with")
     parser.add_argument("--only", nargs="+", default=None, help="these steps only (stepNN)")
     args = parser.parse_args(argv)
-    for tool in ("nvcc", "cuobjdump", "git"):
-        ladder.require_tool(tool)
+    ladder.require_tool("nvcc")
+    ladder.require_tool("cuobjdump", "the kernels' SASS is read with the CUDA toolkit's cuobjdump")
+    ladder.require_tool("git", "the commit's tree is read with git")
     if subprocess.run(["git", "rev-parse", "--verify", "--quiet", args.rev + "^{commit}"], cwd=ladder.ROOT,
                       capture_output=True).returncode != 0:
         print(f"scripts/sass_compare.py: '{args.rev}' is no commit here", file=sys.stderr)
@@ -84,6 +85,10 @@ def main(argv):
         subprocess.run(["tar", "-x", "-C", old_tree], input=archive.stdout, check=True)
         folders = sorted(d for d in os.listdir(new_tree) if re.fullmatch(r"step\d\d_\w+", d)
                          and (not args.only or d.split("_")[0] in args.only))
+        unknown = sorted(set(args.only or []) - {d.split("_")[0] for d in folders})
+        if unknown:
+            print(f"scripts/sass_compare.py: --only {' '.join(unknown)}: no such step here", file=sys.stderr)
+            return ladder.EXIT_USAGE
         for folder in folders:
             program = folder.split("_")[0]
             sources = [(f"{folder}/{program}.cu", d) for d in [""] + variants(new_tree, folder)]

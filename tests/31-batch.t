@@ -20,6 +20,11 @@ ok($code == $EXIT{usage} && $out =~ /^\x1ebatch start\n/ && "@marks" eq '0 0' &&
    "$step --batch: a line a run, each followed by its exit code; the bad -n ends the process with its own code")
     or diag("exit $code\n$out\n$err");
 unlink $batch;
+for my $bad ([], ['obj/no/such/batch.txt'], [$batch, '-n', 7]) {
+    ($code, $out, $err) = run($step, '--batch', @$bad);
+    ok($code == $EXIT{usage} && scalar(split /\n/, $err) == 1 && $err =~ /--batch/,
+       "$step --batch @$bad: exit 2, one line") or diag("exit $code: $err");
+}
 
 my @cmds = ([$step, '--describe'], [$step, '--describe', '-n', 7], [$step, '-n', 'x'], [$step, '--describe'],
             [$step, '-n', 7, '--csv'], [$step, '-n', 17, '--dist', 'wide', '--csv'], [$step, '--describe', '-n', 9],
