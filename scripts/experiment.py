@@ -346,6 +346,8 @@ def sweep_plan(step, name, entry, a):
     column = [variants["column"]] if variants else []
     builds = variant_builds(step, a.variants.split() if a.variants is not None else None) if variants else []
     programs = [(p, sweep_command(step, p), {}) for p in entry.get("beside", [])]
+    # "peers": programs built only where their library is (GEMMul8's): beside the step where built
+    programs += [(p, ladder.program_command(p), {}) for p in entry.get("peers", []) if p in ladder.PROGRAMS]
     programs.append((step, ladder.program_command(step), {}))
     programs += [(step, [binary], {column[0]: value}) for value, binary in builds]
     specs, seen = [], set()

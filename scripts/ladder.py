@@ -57,8 +57,9 @@ def results_folder(text):
 # and a step's table read builds_on, change and fails_on_purpose from here where nothing is built.
 CATALOGUE_COLUMNS = ["row", "program", "binary", "math", "math_index", "folder", "lesson", "chapter", "precision",
                      "compensated", "min_cc", "exact_cc", "needs", "builds_on", "change", "fails_on_purpose"]
-REFERENCE_BINARIES = ["cublas/cublas", "cutlass/cutlass"]
-OPTIONAL_BINARIES = {"cutlass/cutlass": "cutlass/cutlass is not built (make cutlass fetches its headers)"}
+REFERENCE_BINARIES = ["cublas/cublas", "cutlass/cutlass", "gemmul8/gemmul8"]
+OPTIONAL_BINARIES = {"cutlass/cutlass": "cutlass/cutlass is not built (make cutlass fetches its headers)",
+                     "gemmul8/gemmul8": "gemmul8/gemmul8 is not built (make gemmul8-lib builds its library)"}
 
 
 def step_binaries():

@@ -837,7 +837,7 @@ static struct check_args ozaki_check_args(const struct step_run *run, const stru
 }
 
 /* Passes 1 and 2, and the check's bytes: everything the moduli's products read. */
-static void ozaki_passes_before_products(const struct step_run *run, const struct ozaki_state *state)
+static inline void ozaki_passes_before_products(const struct step_run *run, const struct ozaki_state *state)
 {
     const struct ozaki_plan plan = state->plan;
     const struct dev_mats *m = &run->mats;
@@ -863,7 +863,7 @@ static void ozaki_passes_before_products(const struct step_run *run, const struc
 
 /* After the moduli's products: the check's product, the remainder theorem (4), the refused
  * elements by the FP32 loop, and NaN and Inf (5). */
-static void ozaki_passes_after_products(const struct step_run *run, const struct ozaki_state *state)
+static inline void ozaki_passes_after_products(const struct step_run *run, const struct ozaki_state *state)
 {
     const struct ozaki_plan plan = state->plan;
     const struct dev_mats *m = &run->mats;

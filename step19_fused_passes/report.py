@@ -1,0 +1,185 @@
+"""What step 19 reports from results/ (its experiments.json names each function): the sweep
+crossover (results/<device>-crossover.csv: every FP32-accurate program of the ladder, SGEMM and
+GEMMul8 where it is built, one after the other at each size and input family) as a table and a
+chart, its rows for the README's numbers, and the kernels of one launch under ncu
+(results/<device>-step19-passes.csv: step 18's and the step's, with the copy ceiling of the same
+call). The step is this folder's: a copy reports on itself. Each function gets the repository's
+shared helpers first (shared: scripts/for_steps.py).
+"""
+import glob
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STEP = os.path.basename(HERE).split("_")[0]
+RECORDED = "nvidia-h200"  # the device the README discusses: its runs are recorded under this name
+ACCURATE = ["step12", "step14", "step15", "step16", "step18", STEP]  # the FP32-accurate programs
+PEERS = ["gemmul8_accurate8", "gemmul8_fast8", "gemmul8_fast7"]
+
+
+def cross(shared, results, program, n, dist="uniform", column="gflops"):
+    """cross(program, n, dist="uniform", column="gflops"): a row of the sweep crossover."""
+    row = results.find(f"{RECORDED}-crossover.csv", "the crossover sweep", program=program, n=n, dist=dist)
+    return row[column] if column == "status" else float(row[column])
+
+
+def speedup(shared, results, program, n, dist="uniform"):
+    """speedup(program, n, dist="uniform"): the program's speed over SGEMM's in the sweep crossover."""
+    return cross(shared, results, program, n, dist) / cross(shared, results, "cublas", n, dist)
+
+
+def passes(shared, results, program, n, kernel, column="ms"):
+    """passes(program, n, kernel, column="ms"): a kernel of one launch under ncu; column "bound_ms" is
+    its bytes (DRAM read and written) at the copy ceiling of the same call."""
+    row = results.find(f"{RECORDED}-step19-passes.csv", "the passes under ncu", program=program, n=n, kernel=kernel)
+    if column == "bound_ms":
+        return (float(row["dram_read_gb"]) + float(row["dram_write_gb"])) / float(row["copy_gbs"]) * 1e3
+    return float(row[column])
+
+
+def fastest(rows_at, sgemm):
+    """The fastest row within the fp32 bound among rows_at, or None."""
+    ok = [r for r in rows_at if r and r["status"] == "pass"]
+    return max(ok, key=lambda r: float(r["gflops"])) if ok else None
+
+
+def crossover_table(shared, results_dir):
+    """Per device and input family: each FP32-accurate program (and GEMMul8 where it ran) as a
+    multiple of SGEMM at each n; the fastest within the fp32 bound in bold; a FAIL marked."""
+    parts = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-crossover.csv"))):
+        rows = shared.read_results(path)
+        progs = [p for p in ACCURATE + PEERS if any(r["program"] == p for r in rows)]
+        body = []
+        for dist, n, at in shared.sweep_cells(rows, ["cublas"] + progs, complete=False):
+            if not at[0]:
+                continue
+            sgemm = float(at[0]["gflops"])
+            best = fastest(at[1:], sgemm)
+            cells = []
+            for r in at[1:]:
+                if not r:
+                    cells.append("")
+                    continue
+                x = shared.f(float(r["gflops"]) / sgemm, 2) + ("" if r["status"] == "pass" else " FAIL")
+                cells.append(f"**{x}**" if r is best else x)
+            body.append([dist, str(n), shared.f(sgemm / 1e3, 1)] + cells)
+        if not body:
+            continue
+        dates = ", ".join(sorted({r["date"][:10] for r in rows}))
+        reps = rows[0]["command"].split("--reps ")[1].split()[0]
+        parts.append(f"**{rows[0]['device']}** (measured {dates}, one run: the programs one after the other at each "
+                     f"size; kernel time, median of {reps}; SGEMM in TFLOPS, the others as multiples of it; bold: the "
+                     "fastest within the fp32 bound; FAIL: past it)\n\n"
+                     + shared.table(["inputs", "n", "SGEMM"] + [shared.label(p).replace("gemmul8_", "GEMMul8 ")
+                                                                for p in progs], body))
+    if not parts:
+        return f"No run of the crossover sweep is recorded yet: `make sweep STEP={STEP[4:]}` on a GPU measures it."
+    return "\n\n".join(parts)
+
+
+STYLE = {"step12": ("#9ecae1", "v"), "step14": ("#238b45", "s"), "step15": ("#74c476", "D"),
+         "step16": ("#fd8d3c", "^"), "step18": ("#e6550d", "o"), STEP: ("#08306b", "o"),
+         "gemmul8_accurate8": ("#756bb1", "x"), "gemmul8_fast8": ("#9e9ac8", "+"), "gemmul8_fast7": ("#bcbddc", "1")}
+
+
+def crossover_chart(shared, results_dir, out):
+    """Each FP32-accurate program's speed over SGEMM's against n, uniform and wide inputs side by
+    side; GEMMul8 dashed, its runs past the fp32 bound as hollow red rings. One chart per device:
+    crossover_<device>.png."""
+    save = shared.drawing.save  # first: it sets matplotlib up to write the same bytes every run
+    import matplotlib.pyplot as plt  # here: the README's numbers need no matplotlib
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-crossover.csv"))):
+        rows = shared.read_results(path)
+        if not any(r["program"] == STEP for r in rows):
+            continue
+        fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
+        for ax, dist in zip(axes, ("uniform", "wide")):
+            sgemm = {int(r["n"]): float(r["gflops"]) for r in rows if r["program"] == "cublas" and r["dist"] == dist}
+            for p in ACCURATE + PEERS:
+                pts = sorted((int(r["n"]), float(r["gflops"]) / sgemm[int(r["n"])], r["status"]) for r in rows
+                             if r["program"] == p and r["dist"] == dist and int(r["n"]) in sgemm)
+                if not pts:
+                    continue
+                color, marker = STYLE[p]
+                ax.plot([n for n, _, _ in pts], [x for _, x, _ in pts], marker=marker, color=color,
+                        linestyle="--" if p in PEERS else "-", linewidth=2.2 if p == STEP else 1.2,
+                        label=shared.label(p).replace("gemmul8_", "GEMMul8 "))
+                bad = [(n, x) for n, x, s in pts if s != "pass"]
+                if bad:
+                    ax.scatter([n for n, _ in bad], [x for _, x in bad], s=90, facecolors="none",
+                               edgecolors="#cb181d", linewidths=1.5, zorder=4)
+            ax.axhline(1.0, color="black", linewidth=1)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("n (log)")
+            ax.set_title(f"{dist} inputs", fontsize=10)
+            ax.grid(alpha=0.3, which="both")
+        axes[0].set_ylabel("speed over cuBLAS SGEMM of the same run (1: SGEMM)")
+        handles, labels = axes[0].get_legend_handles_labels()
+        handles.append(plt.Line2D([], [], marker="o", linestyle="none", markerfacecolor="none",
+                                  markeredgecolor="#cb181d", markersize=9))
+        labels.append("past the fp32 bound (FAIL)")
+        axes[1].legend(handles, labels, fontsize=7, loc="upper left")
+        dates = ", ".join(sorted({r["date"][:10] for r in rows}))
+        fig.suptitle(f"Where each FP32-accurate method wins, on {rows[0]['device']} (measured {dates}, one run)",
+                     fontsize=11)
+        fig.tight_layout()
+        save(fig, out, "crossover_" + os.path.basename(path)[:-len("-crossover.csv")])
+
+
+# The passes of one launch, step 18's kernels beside the step's that replace them.
+PASS_GROUPS = [("A: maxima, sums, residues", ["row_maxima", "residues_a"], ["a_pass<8>"]),
+               ("B: maxima, sums", ["col_maxima"], ["col_maxima"]),
+               ("span facts", ["span_check"], ["span_check"]),
+               ("B: residues, transposed; the check's bytes", ["residues_bt", "check_bytes"], ["bt_pass<8>"]),
+               ("remainder theorem", ["reconstruct"], ["reconstruct_fast"]),
+               ("FP32 loop, NaN and Inf", ["refused_elements", "special_values"], ["refused_elements", "special_values"])]
+
+
+def passes_table(shared, results_dir):
+    """Per n: each pass around the products that moves bytes, step 18's time beside the step's, the
+    bytes the step's kernel moved (DRAM, read and written), their time at the copy ceiling of the
+    same call, and the measured time over it; their total; then the two INT8 products (the check's and
+    the moduli's), bound by the tensor pipe, with how busy ncu found it."""
+    f, table = shared.f, shared.table
+    parts = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-step19-passes.csv"))):
+        rows = shared.read_results(path)
+        get = {(r["program"], int(r["n"]), r["kernel"]): r for r in rows}
+        for n in sorted({int(r["n"]) for r in rows}):
+            body, totals = [], [0.0, 0.0, 0.0]
+            for name, old, new in PASS_GROUPS:
+                before = sum(float(get[("step18", n, k)]["ms"]) for k in old)
+                at = [get[(STEP, n, k)] for k in new]
+                ms = sum(float(r["ms"]) for r in at)
+                gb = sum(float(r["dram_read_gb"]) + float(r["dram_write_gb"]) for r in at)
+                bound = gb / float(at[0]["copy_gbs"]) * 1e3
+                totals = [totals[0] + before, totals[1] + ms, totals[2] + bound]
+                body.append([name, f(before, 3), ", ".join(new).replace("<8>", ""), f(gb, 3), f(bound, 3), f(ms, 3),
+                             f(ms / bound, 2) if bound > 0.001 else ""])
+            body.append(["**the passes that move bytes**", f"**{f(totals[0], 3)}**", "", "", f(totals[2], 3),
+                         f"**{f(totals[1], 3)}**", f(totals[1] / totals[2], 2)])
+            # INT8 tensor work, not bytes: their bound is the tensor pipe's, which ncu reports busy
+            for name, old, new in (("the check's product", "residue_products<1>", "check_products"),
+                                   ("the moduli's products", "moduli_products", "moduli_products")):
+                r = get[(STEP, n, new)]
+                body.append([name, f(float(get[("step18", n, old)]["ms"]), 3),
+                             f"{new}: tensor pipe {f(float(r['imma_active_pct']), 1)}% busy at {f(float(r['sm_ghz']), 2)} GHz",
+                             "", "", f(float(r["ms"]), 3), ""])
+            parts.append(f"**n = {n}**, {rows[0]['device']} ({rows[0]['date'][:10]}, one launch each under ncu at the "
+                         f"card's own clock; copy ceiling {f(float(rows[0]['copy_gbs']), 0)} GB/s, the same call)\n\n"
+                         + table(["pass", "step 18, ms", "step 19's kernel", "bytes, GB", "at the copy ceiling, ms",
+                                  "step 19, ms", "step 19 / ceiling"], body, text_columns=3))
+    if not parts:
+        return "No ncu run of the passes is recorded yet."
+    return "\n\n".join(parts)
+
+
+def passes_total(shared, results, program, n, which="bytes", column="ms"):
+    """passes_total(program, n, which="bytes", column="ms"): a sum over the kernels of one launch under
+    ncu. which: "bytes", the passes that only move bytes (all but the two INT8 products); "passes",
+    all but the moduli's products; "launch", every kernel. column "bound_ms": their bytes at the copy
+    ceiling."""
+    products = {"moduli_products"} | ({"residue_products<1>", "check_products"} if which == "bytes" else set())
+    kernels = [r["kernel"] for r in results.csv(f"{RECORDED}-step19-passes.csv")
+               if r["program"] == program and r["n"] == str(n) and (which == "launch" or r["kernel"] not in products)]
+    return sum(passes(shared, results, program, n, k, column) for k in kernels)
