@@ -1,7 +1,8 @@
 """What step 19 reports from results/ (its experiments.json names each function): the sweep
-crossover (results/<device>-crossover.csv: every FP32-accurate program of the ladder, SGEMM and
-GEMMul8 where it is built, one after the other at each size and input family) as a table and a
-chart, its rows for the README's numbers, and the kernels of one launch under ncu
+crossover (every FP32-accurate program of the ladder, SGEMM and GEMMul8 where it is built, one after
+the other at each size and input family; recorded as each program's speed over SGEMM's and its
+verdict, results/<device>-step19-crossover.csv) as a table and a chart, its rows for the README's
+numbers, and the kernels of one launch under ncu
 (results/<device>-step19-passes.csv: step 18's and the step's, with the copy ceiling of the same
 call). The step is this folder's: a copy reports on itself. Each function gets the repository's
 shared helpers first (shared: scripts/for_steps.py).
@@ -14,17 +15,21 @@ STEP = os.path.basename(HERE).split("_")[0]
 RECORDED = "nvidia-h200"  # the device the README discusses: its runs are recorded under this name
 ACCURATE = ["step12", "step14", "step15", "step16", "step18", STEP]  # the FP32-accurate programs
 PEERS = ["gemmul8_accurate8", "gemmul8_fast8", "gemmul8_fast7"]
+PEER_NAMES = {"gemmul8_accurate8": "GEMMul8 accurate-8", "gemmul8_fast8": "GEMMul8 fast-8",
+              "gemmul8_fast7": "GEMMul8 fast-7"}
 
 
-def cross(shared, results, program, n, dist="uniform", column="gflops"):
-    """cross(program, n, dist="uniform", column="gflops"): a row of the sweep crossover."""
-    row = results.find(f"{RECORDED}-crossover.csv", "the crossover sweep", program=program, n=n, dist=dist)
+def cross(shared, results, program, n, dist="uniform", column="speedup"):
+    """cross(program, n, dist="uniform", column="speedup"): a row of the sweep crossover as recorded
+    (results/<device>-step19-crossover.csv: each program's speed over SGEMM's in the same run, and
+    its verdict, "status")."""
+    row = results.find(f"{RECORDED}-step19-crossover.csv", "the crossover sweep", program=program, n=n, dist=dist)
     return row[column] if column == "status" else float(row[column])
 
 
 def speedup(shared, results, program, n, dist="uniform"):
     """speedup(program, n, dist="uniform"): the program's speed over SGEMM's in the sweep crossover."""
-    return cross(shared, results, program, n, dist) / cross(shared, results, "cublas", n, dist)
+    return cross(shared, results, program, n, dist)
 
 
 def passes(shared, results, program, n, kernel, column="ms"):
@@ -36,42 +41,51 @@ def passes(shared, results, program, n, kernel, column="ms"):
     return float(row[column])
 
 
-def fastest(rows_at, sgemm):
+def crossover_files(shared, results_dir):
+    """[(device slug, rows)]: each device's crossover sweep, its rows with "speedup" (over SGEMM's,
+    two decimals) and "status": from the sweep's own rows file (<device>-crossover.csv) where it is
+    there, else from the ratios recorded of it (<device>-step19-crossover.csv)."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-step19-crossover.csv"))):
+        found[os.path.basename(path)[:-len("-step19-crossover.csv")]] = shared.read_results(path)
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-crossover.csv"))):
+        rows = shared.read_results(path)
+        sgemm = {(r["n"], r["dist"]): float(r["gflops"]) for r in rows if r["program"] == "cublas"}
+        found[os.path.basename(path)[:-len("-crossover.csv")]] = [
+            dict(r, speedup=f"{float(r['gflops']) / sgemm[(r['n'], r['dist'])]:.2f}") for r in rows
+            if r["program"] != "cublas" and (r["n"], r["dist"]) in sgemm]
+    return sorted(found.items())
+
+
+def fastest(rows_at):
     """The fastest row within the fp32 bound among rows_at, or None."""
     ok = [r for r in rows_at if r and r["status"] == "pass"]
-    return max(ok, key=lambda r: float(r["gflops"])) if ok else None
+    return max(ok, key=lambda r: float(r["speedup"])) if ok else None
 
 
 def crossover_table(shared, results_dir):
     """Per device and input family: each FP32-accurate program (and GEMMul8 where it ran) as a
     multiple of SGEMM at each n; the fastest within the fp32 bound in bold; a FAIL marked."""
     parts = []
-    for path in sorted(glob.glob(os.path.join(results_dir, "*-crossover.csv"))):
-        rows = shared.read_results(path)
+    for _, rows in crossover_files(shared, results_dir):
         progs = [p for p in ACCURATE + PEERS if any(r["program"] == p for r in rows)]
         body = []
-        for dist, n, at in shared.sweep_cells(rows, ["cublas"] + progs, complete=False):
-            if not at[0]:
-                continue
-            sgemm = float(at[0]["gflops"])
-            best = fastest(at[1:], sgemm)
+        for dist, n, at in shared.sweep_cells(rows, progs, complete=False):
+            best = fastest(at)
             cells = []
-            for r in at[1:]:
-                if not r:
-                    cells.append("")
-                    continue
-                x = shared.f(float(r["gflops"]) / sgemm, 2) + ("" if r["status"] == "pass" else " FAIL")
-                cells.append(f"**{x}**" if r is best else x)
-            body.append([dist, str(n), shared.f(sgemm / 1e3, 1)] + cells)
+            for r in at:
+                x = "" if not r else shared.f(r["speedup"], 2) + ("" if r["status"] == "pass" else " FAIL")
+                cells.append(f"**{x}**" if r and r is best else x)
+            body.append([dist, str(n)] + cells)
         if not body:
             continue
         dates = ", ".join(sorted({r["date"][:10] for r in rows}))
-        reps = rows[0]["command"].split("--reps ")[1].split()[0]
+        reps = rows[0]["command"].split("--reps ")[1].split(")")[0].split()[0] if "--reps " in rows[0]["command"] else "10"
         parts.append(f"**{rows[0]['device']}** (measured {dates}, one run: the programs one after the other at each "
-                     f"size; kernel time, median of {reps}; SGEMM in TFLOPS, the others as multiples of it; bold: the "
+                     f"size; kernel time, median of {reps}; each program's speed over cuBLAS SGEMM's; bold: the "
                      "fastest within the fp32 bound; FAIL: past it)\n\n"
-                     + shared.table(["inputs", "n", "SGEMM"] + [shared.label(p).replace("gemmul8_", "GEMMul8 ")
-                                                                for p in progs], body))
+                     + shared.table(["inputs", "n"] + [PEER_NAMES.get(p, shared.label(p)) for p in progs],
+                                    body))
     if not parts:
         return f"No run of the crossover sweep is recorded yet: `make sweep STEP={STEP[4:]}` on a GPU measures it."
     return "\n\n".join(parts)
@@ -88,22 +102,20 @@ def crossover_chart(shared, results_dir, out):
     crossover_<device>.png."""
     save = shared.drawing.save  # first: it sets matplotlib up to write the same bytes every run
     import matplotlib.pyplot as plt  # here: the README's numbers need no matplotlib
-    for path in sorted(glob.glob(os.path.join(results_dir, "*-crossover.csv"))):
-        rows = shared.read_results(path)
+    for slug, rows in crossover_files(shared, results_dir):
         if not any(r["program"] == STEP for r in rows):
             continue
         fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
         for ax, dist in zip(axes, ("uniform", "wide")):
-            sgemm = {int(r["n"]): float(r["gflops"]) for r in rows if r["program"] == "cublas" and r["dist"] == dist}
             for p in ACCURATE + PEERS:
-                pts = sorted((int(r["n"]), float(r["gflops"]) / sgemm[int(r["n"])], r["status"]) for r in rows
-                             if r["program"] == p and r["dist"] == dist and int(r["n"]) in sgemm)
+                pts = sorted((int(r["n"]), float(r["speedup"]), r["status"]) for r in rows
+                             if r["program"] == p and r["dist"] == dist)
                 if not pts:
                     continue
                 color, marker = STYLE[p]
                 ax.plot([n for n, _, _ in pts], [x for _, x, _ in pts], marker=marker, color=color,
                         linestyle="--" if p in PEERS else "-", linewidth=2.2 if p == STEP else 1.2,
-                        label=shared.label(p).replace("gemmul8_", "GEMMul8 "))
+                        label=PEER_NAMES.get(p, shared.label(p)))
                 bad = [(n, x) for n, x, s in pts if s != "pass"]
                 if bad:
                     ax.scatter([n for n, _ in bad], [x for _, x in bad], s=90, facecolors="none",
@@ -123,7 +135,7 @@ def crossover_chart(shared, results_dir, out):
         fig.suptitle(f"Where each FP32-accurate method wins, on {rows[0]['device']} (measured {dates}, one run)",
                      fontsize=11)
         fig.tight_layout()
-        save(fig, out, "crossover_" + os.path.basename(path)[:-len("-crossover.csv")])
+        save(fig, out, "crossover_" + slug)
 
 
 # The passes of one launch, step 18's kernels beside the step's that replace them.
