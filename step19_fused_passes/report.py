@@ -34,7 +34,7 @@ def speedup(shared, results, program, n, dist="uniform"):
 
 def passes(shared, results, program, n, kernel, column="ms"):
     """passes(program, n, kernel, column="ms"): a kernel of one launch under ncu; column "bound_ms" is
-    its bytes (DRAM read and written) at the copy ceiling of the same call."""
+    its bytes (DRAM read and written) at the copy ceiling measured on the same card beside them."""
     row = results.find(f"{RECORDED}-step19-passes.csv", "the passes under ncu", program=program, n=n, kernel=kernel)
     if column == "bound_ms":
         return (float(row["dram_read_gb"]) + float(row["dram_write_gb"])) / float(row["copy_gbs"]) * 1e3
@@ -150,7 +150,7 @@ PASS_GROUPS = [("A: maxima, sums, residues", ["row_maxima", "residues_a"], ["a_p
 def passes_table(shared, results_dir):
     """Per n: each pass around the products that moves bytes, step 18's time beside the step's, the
     bytes the step's kernel moved (DRAM, read and written), their time at the copy ceiling of the
-    same call, and the measured time over it; their total; then the two INT8 products (the check's and
+    same card, and the measured time over it; their total; then the two INT8 products (the check's and
     the moduli's), bound by the tensor pipe, with how busy ncu found it."""
     f, table = shared.f, shared.table
     parts = []
@@ -178,7 +178,7 @@ def passes_table(shared, results_dir):
                              f"{new}: tensor pipe {f(float(r['imma_active_pct']), 1)}% busy at {f(float(r['sm_ghz']), 2)} GHz",
                              "", "", f(float(r["ms"]), 3), ""])
             parts.append(f"**n = {n}**, {rows[0]['device']} ({rows[0]['date'][:10]}, one launch each under ncu at the "
-                         f"card's own clock; copy ceiling {f(float(rows[0]['copy_gbs']), 0)} GB/s, the same call)\n\n"
+                         f"card's own clock; copy ceiling {f(float(rows[0]['copy_gbs']), 0)} GB/s, measured on the same card beside them)\n\n"
                          + table(["pass", "step 18, ms", "step 19's kernel", "bytes, GB", "at the copy ceiling, ms",
                                   "step 19, ms", "step 19 / ceiling"], body, text_columns=3))
     if not parts:
