@@ -37,6 +37,7 @@ The expressions can use the functions below (all figures of the main device unle
   another GPU's file, "NVIDIA H200"; comm "nccl" or "copy" and grid pick among a run's rows),
   experiment(name, column, **match) (a step's own experiment, results/<device>-<name>.csv:
   experiment("step15-time-split", "kernel_ms", variant="as it is", n=4096)),
+  steps_in_class(chapter, precision) (a chapter's steps of one precision class: "12, 14-16, 18-19"),
   mgpu_eff(algo, n, gpus, panel=8192, run, device, comm, grid) (parallel efficiency against the
   same run's one-GPU SGEMM, scaled by n^3 where one GPU did not run that n), and min, max, abs, round; and the
   functions the steps declare (their experiments.json's "prose", in their folders' Python, each
@@ -217,6 +218,7 @@ class Results:
             "test_ratio": self.test_ratio,
             "test_time": self.test_time,
             "steps": steps_of,
+            "steps_in_class": steps_in_class,
             "art": lambda p, column: float(self.find("article_8800gt.csv", "the article", program=p)[column]),
             "min": min, "max": max, "abs": abs, "round": round,
         }
@@ -229,6 +231,22 @@ def steps_of(chapter):
     if not numbers:
         raise KeyError(f"no steps in chapter '{chapter}'")
     return numbers[0] if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
+
+
+def steps_in_class(chapter, precision):
+    """A chapter's steps of one precision class as prose writes them, from what the steps declare:
+    runs of consecutive steps joined, "12, 14-16, 18-19"."""
+    numbers = [int(s[4:]) for s in ladder.STEPS
+               if ladder.chapter_of(s) == chapter and ladder.PROGRAMS[s]["precision"] == precision]
+    if not numbers:
+        raise KeyError(f"no {precision} steps in chapter '{chapter}'")
+    runs = []
+    for x in numbers:
+        if runs and x == runs[-1][1] + 1:
+            runs[-1][1] = x
+        else:
+            runs.append([x, x])
+    return ", ".join(f"{a:02d}" if a == b else f"{a:02d}-{b:02d}" for a, b in runs)
 
 
 def gpu_fields(results_dir, device):
