@@ -56,7 +56,8 @@ import step_plugins
 DEVICE = "NVIDIA H100 80GB HBM3"  # the device whose figures the READMEs discuss
 HOSTS = {"xeon": "intel-r-xeon-r-processor-16-cpus", "epyc": "amd-epyc-2-cpus"}
 # In a Markdown table the bar is written \| (a plain one would split the cell).
-VALUE = re.compile(r"<!--=\s*(.*?)\s*\\?\|\s*([^|]*?)\s*-->(.*?)<!--/=-->", re.S)
+VALUE = re.compile(r"<!--=\s*((?:(?!-->).)*?)\s*\\?\|\s*([^|]*?)\s*-->(.*?)<!--/=-->", re.S)
+MARKER = re.compile(r"<!--=")  # every one must be a whole VALUE: an expression, "|", a format
 ASSERT = re.compile(r"<!--\?\s*(.*?)\s*-->", re.S)
 UNIT_BYTES = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0}
@@ -306,6 +307,9 @@ def render(text, results, where):
             problems.append(f"{where}:{line_of(m.start())}: '{old}' is stale: {expr} gives {new}")
         return m.group(0)[: m.start(3) - m.start(0)] + new + "<!--/=-->"
 
+    whole = {m.start() for m in VALUE.finditer(text)}
+    problems += [f"{where}:{line_of(m.start())}: a value without its format (<!--= expr | fmt -->v<!--/=-->)"
+                 for m in MARKER.finditer(text) if m.start() not in whole]
     new_text = VALUE.sub(value, text)
     for m in ASSERT.finditer(new_text):
         try:

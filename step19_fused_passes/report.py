@@ -1,7 +1,7 @@
 """What step 19 reports from results/ (its experiments.json names each function): the sweep
 crossover (every FP32-accurate program of the ladder, SGEMM and GEMMul8 where it is built, one after
-the other at each size and input family; recorded as each program's speed over SGEMM's and its
-verdict, results/<device>-step19-crossover.csv) as a table and a chart, its rows for the README's
+the other at each size and input family: results/<device>-crossover.csv, each program's speed
+counted over SGEMM's of the same size and family) as a table and a chart, its rows for the README's
 numbers, and the kernels of one launch under ncu
 (results/<device>-step19-passes.csv: step 18's and the step's, with the copy ceiling of the same
 call). The step is this folder's: a copy reports on itself. Each function gets the repository's
@@ -20,10 +20,13 @@ PEER_NAMES = {"gemmul8_accurate8": "GEMMul8 accurate-8", "gemmul8_fast8": "GEMMu
 
 
 def cross(shared, results, program, n, dist="uniform", column="speedup"):
-    """cross(program, n, dist="uniform", column="speedup"): a row of the sweep crossover as recorded
-    (results/<device>-step19-crossover.csv: each program's speed over SGEMM's in the same run, and
-    its verdict, "status")."""
-    row = results.find(f"{RECORDED}-step19-crossover.csv", "the crossover sweep", program=program, n=n, dist=dist)
+    """cross(program, n, dist="uniform", column="speedup"): a row of the sweep crossover
+    (results/<device>-crossover.csv); "speedup" is its speed over SGEMM's at the same n and family,
+    two decimals, "status" its verdict."""
+    row = results.find(f"{RECORDED}-crossover.csv", "the crossover sweep", program=program, n=n, dist=dist)
+    if column == "speedup":
+        sgemm = results.find(f"{RECORDED}-crossover.csv", "the crossover sweep", program="cublas", n=n, dist=dist)
+        return round(float(row["gflops"]) / float(sgemm["gflops"]), 2)
     return row[column] if column == "status" else float(row[column])
 
 
@@ -42,19 +45,16 @@ def passes(shared, results, program, n, kernel, column="ms"):
 
 
 def crossover_files(shared, results_dir):
-    """[(device slug, rows)]: each device's crossover sweep, its rows with "speedup" (over SGEMM's,
-    two decimals) and "status": from the sweep's own rows file (<device>-crossover.csv) where it is
-    there, else from the ratios recorded of it (<device>-step19-crossover.csv)."""
-    found = {}
-    for path in sorted(glob.glob(os.path.join(results_dir, "*-step19-crossover.csv"))):
-        found[os.path.basename(path)[:-len("-step19-crossover.csv")]] = shared.read_results(path)
+    """[(device slug, rows)]: each device's crossover sweep (<device>-crossover.csv), its rows with
+    "speedup", the speed over SGEMM's at the same n and family (two decimals)."""
+    found = []
     for path in sorted(glob.glob(os.path.join(results_dir, "*-crossover.csv"))):
         rows = shared.read_results(path)
         sgemm = {(r["n"], r["dist"]): float(r["gflops"]) for r in rows if r["program"] == "cublas"}
-        found[os.path.basename(path)[:-len("-crossover.csv")]] = [
+        found.append((os.path.basename(path)[:-len("-crossover.csv")], [
             dict(r, speedup=f"{float(r['gflops']) / sgemm[(r['n'], r['dist'])]:.2f}") for r in rows
-            if r["program"] != "cublas" and (r["n"], r["dist"]) in sgemm]
-    return sorted(found.items())
+            if r["program"] != "cublas" and (r["n"], r["dist"]) in sgemm]))
+    return found
 
 
 def fastest(rows_at):
