@@ -132,12 +132,14 @@ static void print_usage(const char *program, const char *lesson)
            "  --dist D            the inputs: uniform (the article's: [0, 1), the default) or wide\n"
            "                      (+-m * 2^e, m in [1, 2), e in -8..8: signed, sums cancel); the\n"
            "                      ends of FP32's range: subnormal, tiny, rowscale, mixed, huge\n"
-           "                      (common/matrix.h says what each holds)\n"
-           "  --load DIR          multiply DIR/a.npy by DIR/b.npy (float32, n x n, C order, as\n"
-           "                      --save and NumPy's np.save write them) instead; n is theirs\n"
-           "  --save DIR          write a.npy, b.npy and c.npy (float32, n x n) into DIR\n"
+           "                      (of FP64's for an FP64 arithmetic; common/matrix.h says what\n"
+           "                      each holds)\n"
+           "  --load DIR          multiply DIR/a.npy by DIR/b.npy (float32, or float64 for an FP64\n"
+           "                      arithmetic; n x n, C order, as --save and NumPy's np.save write\n"
+           "                      them) instead; n is theirs\n"
+           "  --save DIR          write a.npy, b.npy and c.npy (float32 or float64, n x n) into DIR\n"
            "  --math NAME         the arithmetic, for a program that has several (--math '?' lists)\n"
-           "  --judge CLASS       judge the result by the bound of precision class fp32 or tf32\n"
+           "  --judge CLASS       judge the result by the bound of precision class fp32, tf32 or fp64\n"
            "                      instead of the program's own (what if TF32 were called FP32?)\n"
            "  --config NAME       run this configuration (tile shape, pipeline depth) of a step\n"
            "                      that has several, instead of the best one that fits the GPU\n"
@@ -306,8 +308,10 @@ static void judge_class(const char *program, const char *value, void *into)
         *(int *)into = PRECISION_FP32;
     else if (strcmp(value, "tf32") == 0)
         *(int *)into = PRECISION_TF32;
+    else if (strcmp(value, "fp64") == 0)
+        *(int *)into = PRECISION_FP64;
     else
-        usage_error(program, "bad --judge '%s': expected fp32 or tf32", value);
+        usage_error(program, "bad --judge '%s': expected fp32, tf32 or fp64", value);
 }
 
 static void step_help(const void *arg)

@@ -289,6 +289,10 @@ void free_reference(struct reference *ref)
 
 double precision_bound(enum precision_class precision, int compensated, int k)
 {
+    if (precision == PRECISION_FP64) {
+        const double u64 = ldexp(1.0, -53);
+        return k * u64 / (1.0 - k * u64);
+    }
     const double u = ldexp(1.0, -24);
     if (compensated && precision == PRECISION_FP32)
         return KAHAN_TOLERANCE;
@@ -298,7 +302,7 @@ double precision_bound(enum precision_class precision, int compensated, int k)
 
 const char *precision_name(enum precision_class precision)
 {
-    return precision == PRECISION_TF32 ? "tf32" : "fp32";
+    return precision == PRECISION_TF32 ? "tf32" : precision == PRECISION_FP64 ? "fp64" : "fp32";
 }
 
 int check_passes(const struct check_result *r, double bound)
@@ -322,4 +326,158 @@ int all_finite(const float *m, size_t count)
         if (!isfinite(m[i]))
             return 0;
     return 1;
+}
+
+/* ---- FP64 (matrix.h) ---- */
+
+int is_poison64(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits == ~(uint64_t)0; /* every byte POISON_BYTE: a NaN no arithmetic produces */
+}
+
+int all_finite64(const double *m, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(m[i]))
+            return 0;
+    return 1;
+}
+
+double max_abs64(const double *m, size_t count)
+{
+    double big = 0.0;
+    for (size_t i = 0; i < count; i++)
+        if (isfinite(m[i]) && fabs(m[i]) > big)
+            big = fabs(m[i]);
+    return big;
+}
+
+/* Dot2, row by row: for each element the running sum s, the sum of the rounding errors e (each
+ * product's, by an FMA, and each addition's, by TwoSum), the plain sum (for NaN and Inf) and the
+ * sum of magnitudes. i-k-j order, the inner loop over a row of B, as reference_rows. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void reference_row64(const double *a, const double *b, int n, int row, double *hi, double *lo, double *abs_out)
+{
+    double *plain = malloc(sizeof *plain * (size_t)(n > 0 ? n : 1));
+    if (!plain) {
+        fprintf(stderr, "out of host memory for the reference check\n");
+        exit(2);
+    }
+    for (int j = 0; j < n; j++)
+        hi[j] = lo[j] = abs_out[j] = plain[j] = 0.0;
+    const double *arow = a + (size_t)row * n;
+    for (int k = 0; k < n; k++) {
+        const double x = arow[k], x_abs = fabs(x);
+        const double *brow = b + (size_t)k * n;
+        for (int j = 0; j < n; j++) {
+            const double p = x * brow[j], p_err = fma(x, brow[j], -p); /* p + p_err = x b, exactly */
+            const double s = hi[j] + p, z = s - hi[j];
+            const double s_err = (hi[j] - (s - z)) + (p - z); /* TwoSum: s + s_err = hi + p, exactly */
+            hi[j] = s;
+            lo[j] += s_err + p_err;
+            plain[j] += p;
+            abs_out[j] += x_abs * fabs(brow[j]);
+        }
+    }
+    for (int j = 0; j < n; j++) {
+        if (!isfinite(plain[j]) || !isfinite(hi[j] + lo[j])) { /* NaN or Inf: what a plain FP64 sum gives */
+            hi[j] = plain[j];
+            lo[j] = 0.0;
+            continue;
+        }
+        const double s = hi[j] + lo[j]; /* the pair normalised: |lo| at most half an ulp of hi */
+        lo[j] = lo[j] - (s - hi[j]);
+        hi[j] = s;
+    }
+    free(plain);
+}
+
+static void compare_values64(const double *c, const double *hi, const double *lo, const double *abs_ref,
+                             size_t count, struct check_result *r)
+{
+    for (size_t j = 0; j < count; j++) {
+        if (is_poison64(c[j]))
+            continue; /* the scan counts it */
+        if (!isfinite(hi[j])) { /* NaN or Inf, as an FP64 GEMM gives them */
+            const int same = isnan(hi[j]) ? isnan(c[j]) : c[j] == hi[j];
+            if (same)
+                r->expected_nonfinite++;
+            else if (isfinite(c[j]))
+                r->wrong_nonfinite++;
+            continue;
+        }
+        double rel, comp;
+        if (!isfinite(c[j])) {
+            rel = comp = INFINITY;
+        } else {
+            const double diff = fabs((c[j] - hi[j]) - lo[j]);
+            rel = hi[j] != 0.0 ? diff / fabs(hi[j]) : diff;
+            comp = abs_ref[j] != 0.0 ? diff / abs_ref[j] : diff;
+        }
+        if (!(rel <= r->max_rel_err))
+            r->max_rel_err = rel;
+        if (!(comp <= r->max_comp_err))
+            r->max_comp_err = comp;
+        r->sum_rel_err += rel;
+        r->sum_comp_err += comp;
+        r->compared++;
+    }
+}
+
+static void scan_nonfinite64(const double *c, size_t count, struct check_result *r)
+{
+    for (size_t i = 0; i < count; i++) {
+        const int unwritten = is_poison64(c[i]), bad = unwritten || !isfinite(c[i]);
+        r->unwritten += (size_t)unwritten;
+        r->nonfinite += (size_t)(bad && !unwritten);
+        if (bad && r->first_bad < 0)
+            r->first_bad = (long)i;
+    }
+}
+
+void check_product64(const double *a, const double *b, const double *c, int n, enum check_mode mode, uint64_t seed,
+                     struct check_result *r)
+{
+    check_init(r);
+    scan_nonfinite64(c, (size_t)n * n, r);
+    const int max_rows = mode == CHECK_FULL || n <= SAMPLE_ROWS ? n : SAMPLE_ROWS;
+    int *rows = malloc(sizeof *rows * (size_t)(max_rows > 0 ? max_rows : 1));
+    if (!rows) {
+        fprintf(stderr, "out of host memory for the reference check\n");
+        exit(2);
+    }
+    const int nrows = choose_rows(n, mode, seed, rows);
+    int failed_alloc = 0;
+#pragma omp parallel
+    {
+        struct check_result mine;
+        check_init(&mine);
+        double *hi = malloc(sizeof *hi * (size_t)n), *lo = malloc(sizeof *lo * (size_t)n),
+               *abs_ref = malloc(sizeof *abs_ref * (size_t)n);
+        if (!hi || !lo || !abs_ref) {
+#pragma omp atomic write
+            failed_alloc = 1;
+        } else {
+#pragma omp for schedule(dynamic, 1)
+            for (int t = 0; t < nrows; t++) {
+                reference_row64(a, b, n, rows[t], hi, lo, abs_ref);
+                compare_values64(c + (size_t)rows[t] * n, hi, lo, abs_ref, (size_t)n, &mine);
+            }
+        }
+        free(hi);
+        free(lo);
+        free(abs_ref);
+#pragma omp critical
+        add_result(r, &mine);
+    }
+    free(rows);
+    if (failed_alloc) {
+        fprintf(stderr, "out of host memory for the reference check\n");
+        exit(2);
+    }
+    r->rows_checked = (size_t)nrows;
 }

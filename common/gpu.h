@@ -78,6 +78,11 @@ struct dev_mats {
     /* n rounded up to the step's tile by common/padded.c, the one place it is rounded (0 where
      * a step allocates its own). */
     int padded;
+    /* The matrices of an FP64 run (common/matrix.h's element_type), with lda, ldb, ldc above in
+     * doubles; a, b and c are then NULL, as these are in an FP32 run. */
+    const double *a64;
+    const double *b64;
+    double *c64;
 };
 
 /* One run of a step as its launch sees it (common/step.h's step_ops): the matrices, what the

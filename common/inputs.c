@@ -153,3 +153,102 @@ const char *dist_description(enum input_dist dist)
 {
     return dist_names[dist][1];
 }
+
+size_t element_bytes(enum element_type element)
+{
+    return element == ELEMENT_FP64 ? sizeof(double) : sizeof(float);
+}
+
+const char *element_name(enum element_type element)
+{
+    return element == ELEMENT_FP64 ? "float64" : "float32";
+}
+
+/* ---- The families in FP64 (matrix.h) ---- */
+
+/* [1, 2) with 52 random fraction bits: two draws (31 + 21 bits). */
+static double fraction52(uint64_t *state)
+{
+    const uint64_t high = rand31(state), low = rand31(state) >> 10;
+    return 1.0 + ldexp((double)(high << 21 | low), -52);
+}
+
+/* U[0, 1) 2^e or (1 + U) 2^e with 52 random bits, a random sign when signed: three draws. */
+static double scaled_uniform64(uint64_t *state, double one, int e, int signed_)
+{
+    const uint32_t bits = rand31(state);
+    const double value = ldexp(fraction52(state) - 1.0 + one, e); /* exact unless subnormal */
+    return signed_ && (bits >> 30) & 1 ? -value : value;
+}
+
+/* +-m 2^e, e in -8 .. 8: three draws. */
+static double wide_value64(uint64_t *state)
+{
+    const uint32_t bits = rand31(state);
+    const double value = ldexp(fraction52(state), (int)(bits % 17) - 8);
+    return (bits >> 30) & 1 ? -value : value;
+}
+
+void matgen_dist64(enum input_dist dist, char which, double *a, size_t lda, int rows, int cols, uint64_t *state)
+{
+    int *col_scale = calloc(cols > 0 ? (size_t)cols : 1, sizeof *col_scale); /* rowscale's, of B's columns */
+    if (!col_scale) {
+        fprintf(stderr, "cannot allocate host memory for %d column scales\n", cols);
+        exit(EXIT_USAGE);
+    }
+    for (int j = 0; j < cols; j++)
+        col_scale[j] = dist == DIST_ROWSCALE && which == 'B' ? 900 + (int)(rand31(state) % 101) : 0;
+    /* a row's draws: its scale (rowscale's A), then each element's: two (uniform), three, or four
+     * where an exponent is drawn first (mixed, huge) */
+    const uint64_t start = *state, row_draws = dist == DIST_ROWSCALE && which == 'A';
+    const uint64_t per_element = dist == DIST_UNIFORM ? 2 : dist == DIST_MIXED || dist == DIST_HUGE ? 4 : 3;
+    const uint64_t per_row = row_draws + per_element * (uint64_t)cols;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < rows; i++) {
+        uint64_t s = rand31_skip(start, per_row * (uint64_t)i), *st = &s;
+        const int row_scale = row_draws ? -1080 + (int)(rand31(st) % 81) : 0;
+        for (int j = 0; j < cols; j++) {
+            double *x = &a[(size_t)i * lda + j];
+            switch (dist) {
+            case DIST_UNIFORM: { /* the article's formula, added in double */
+                const double coarse = rand31(st) / RAND31_RANGE;
+                *x = coarse + rand31(st) / (RAND31_RANGE * RAND31_RANGE);
+                break;
+            }
+            case DIST_WIDE: *x = wide_value64(st); break;
+            case DIST_SUBNORMAL: *x = scaled_uniform64(st, 0.0, which == 'A' ? -1030 : 100, 0); break;
+            case DIST_TINY: *x = which == 'A' ? scaled_uniform64(st, 1.0, -1022, 0) : wide_value64(st); break;
+            case DIST_ROWSCALE:
+                *x = ldexp(wide_value64(st), row_scale + col_scale[j]); /* exact unless subnormal */
+                break;
+            case DIST_MIXED: {
+                const int e = (which == 'A' ? -150 : -50) + (int)(rand31(st) % 201); /* drawn before the value */
+                *x = scaled_uniform64(st, 1.0, e, 1);
+                break;
+            }
+            default: { /* DIST_HUGE */
+                const int e = which == 'A' ? 1022 + (int)(rand31(st) % 2) : -70 + (int)(rand31(st) % 11);
+                *x = scaled_uniform64(st, 1.0, e, 1);
+                break;
+            }
+            }
+        }
+    }
+    *state = rand31_skip(start, per_row * (uint64_t)rows);
+    free(col_scale);
+}
+
+static const char *const dist_descriptions64[DIST_COUNT] = {
+    "[0, 1), 53-bit",
+    "+-m * 2^e, e in -8..8, 53-bit",
+    "A = U[0, 1) 2^-1030, FP64 subnormal; B = U[0, 1) 2^100",
+    "A = (1 + U) 2^-1022, FP64's lowest normal binade; B wide",
+    "wide, rows of A times 2^-1080..2^-1000, columns of B times 2^900..2^1000",
+    "+-m * 2^e per element, e in -150..50 (A), -50..150 (B)",
+    "A = +-(1 + U) 2^1022..2^1023, near DBL_MAX; B = +-(1 + U) 2^-70..2^-60",
+};
+
+const char *dist_description64(enum input_dist dist)
+{
+    return dist_descriptions64[dist];
+}

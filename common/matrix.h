@@ -11,6 +11,13 @@
 extern "C" {
 #endif
 
+/* What the matrices hold: FP32 (the ladder's programs) or FP64 (cuBLAS DGEMM and the FP64
+ * programs). A program declares it (step_info, or an arithmetic of its --math); the harness
+ * makes, checks, loads and saves matrices of that type. */
+enum element_type { ELEMENT_FP32, ELEMENT_FP64 };
+size_t element_bytes(enum element_type element);
+const char *element_name(enum element_type element); /* "float32", "float64" */
+
 /* ---- inputs.c: the matrices a program multiplies ---- */
 
 /* Fill an n x n row-major matrix (leading dimension lda) with the article's values:
@@ -38,6 +45,19 @@ void matgen_wide(float *a, size_t lda, int rows, int cols, uint64_t *state);
 void matgen_dist(enum input_dist dist, char which, float *a, size_t lda, int rows, int cols, uint64_t *state);
 const char *dist_name(enum input_dist dist);
 const char *dist_description(enum input_dist dist); /* "+-m * 2^e, e in -8..8" */
+/* The same families in FP64, with 53-bit significands and scaled to FP64's range, each with a C
+ * that is still normal:
+ *   uniform    the article's formula, coarse + tiny, added in double: U[0, 1) to 2^-53;
+ *   wide       +-m 2^e, m in [1, 2) with 52 random fraction bits, e in [-8, 8];
+ *   subnormal  A = U[0, 1) 2^-1030 (FP64 subnormals), B = U[0, 1) 2^100;
+ *   tiny       A = (1 + U) 2^-1022, the lowest normal binade, B wide;
+ *   rowscale   wide values, row i of A times 2^e(i), e in [-1080, -1000] (subnormal rows among
+ *              them), column j of B times 2^f(j), f in [900, 1000];
+ *   mixed      +-m 2^e, e drawn per element: in [-150, 50] for A, [-50, 150] for B, so one row
+ *              holds 200 binades;
+ *   huge       A = +-(1 + U) 2^1022 or 2^1023, near DBL_MAX, B = +-(1 + U) 2^e, e in [-70, -60]. */
+void matgen_dist64(enum input_dist dist, char which, double *a, size_t lda, int rows, int cols, uint64_t *state);
+const char *dist_description64(enum input_dist dist);
 
 /* The seeded generator behind matgen (SplitMix64): 31 random bits, like rand(). check.c
  * draws the rows of a sampled check from it too. */
@@ -114,6 +134,21 @@ int all_finite(const float *m, size_t count);
 /* The largest magnitude among the finite values (0 if none). */
 double max_abs(const float *m, size_t count);
 
+/* The check of an FP64 product: the same verdicts, against a reference accurate far below FP64's
+ * unit roundoff u64 = 2^-53. Each element's sum is kept as an unevaluated pair hi + lo (Ogita, Rump
+ * and Oishi's Dot2, SIAM J. Sci. Comput. 26(6), 2005: each product split exactly by an FMA, each
+ * addition by TwoSum), which errs by at most about u64^2 |ref| + (k u64)^2 (|A| |B|)_ij, where k =
+ * n; a C element is compared with the pair, |(c - hi) - lo|. It stops where a product or its
+ * rounding error falls below FP64's normal range (2^-1022): the families above keep every product
+ * far from it; loaded inputs may not. NaN and Inf: where the plain double sum is NaN or infinite,
+ * C must hold it, as an FP64 GEMM gives it. */
+void reference_row64(const double *a, const double *b, int n, int row, double *hi, double *lo, double *abs_out);
+void check_product64(const double *a, const double *b, const double *c, int n, enum check_mode mode, uint64_t seed,
+                     struct check_result *r);
+int is_poison64(double x);
+int all_finite64(const double *m, size_t count);
+double max_abs64(const double *m, size_t count);
+
 /* A reference kept in memory, to check several results of one product (the CPU
  * chapter checks every variant against it): the rows chosen by mode, in double. */
 struct reference {
@@ -145,7 +180,10 @@ void free_reference(struct reference *ref);
  * - TF32: both inputs rounded to TF32 (10 explicit mantissa bits) in either direction,
  *   to nearest or by truncation: 2 * 2^-10 for the product, plus the FP32 bound for the
  *   sum (2.0e-3 at k = 1000). */
-enum precision_class { PRECISION_FP32, PRECISION_TF32 };
+/* - FP64: gamma(k) = k u64 / (1 - k u64), u64 = 2^-53, the worst-case bound of a sum of k
+ *   products each rounded (Higham, 3.1): 1.1e-13 at k = 1000. The class of FP64 results (cuBLAS
+ *   DGEMM and the FP64 programs), whatever arithmetic they use inside. */
+enum precision_class { PRECISION_FP32, PRECISION_TF32, PRECISION_FP64 };
 #define KAHAN_TOLERANCE 2.5e-7
 #define FP32_LAMBDA 9.0
 double precision_bound(enum precision_class precision, int compensated, int k);
@@ -163,6 +201,12 @@ int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_
 /* DIR/a.npy and DIR/b.npy, both n x n float32: 0 with *n set; -1 with one line in err naming
  * the file and what is wrong with it (also two sizes that differ, or a matrix not square). */
 int load_npy_pair(const char *dir, float **a, float **b, int *n, char *err, size_t errlen);
+/* The same for either element type: float64 ('<f8') for ELEMENT_FP64. */
+int save_npy_as(const char *path, const void *m, int rows, int cols, enum element_type element);
+int load_npy_as(const char *path, void **m, int *rows, int *cols, enum element_type element, char *err,
+                size_t errlen);
+int load_npy_pair_as(const char *dir, void **a, void **b, int *n, enum element_type element, char *err,
+                     size_t errlen);
 
 #ifdef __cplusplus
 }

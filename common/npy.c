@@ -1,5 +1,6 @@
 /* NumPy .npy files: save_npy writes the matrices of --save, load_npy and load_npy_pair
- * read those of --load. */
+ * read those of --load; the _as forms do the same for either element type (float32 '<f4' or
+ * float64 '<f8'), the plain forms are float32's. */
 #define _POSIX_C_SOURCE 200809L /* strerror, ftell */
 #include "args.h"
 #include "matrix.h"
@@ -10,14 +11,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* NumPy's name of an element type, and what to write in NumPy to get it. */
+static const char *npy_descr(enum element_type element)
+{
+    return element == ELEMENT_FP64 ? "'<f8'" : "'<f4'";
+}
+
+static const char *npy_astype(enum element_type element)
+{
+    return element == ELEMENT_FP64 ? "a.astype(np.float64)" : "a.astype(np.float32)";
+}
+
 int save_npy(const char *path, const float *m, int rows, int cols)
+{
+    return save_npy_as(path, m, rows, cols, ELEMENT_FP32);
+}
+
+int save_npy_as(const char *path, const void *m, int rows, int cols, enum element_type element)
 {
     /* Format 1.0: magic, version, little-endian header length, then a Python dict
      * literal padded with spaces so the data starts on a 64-byte boundary. */
     char dict[128];
     int len = snprintf(dict, sizeof dict,
-                       "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }",
-                       rows, cols);
+                       "{'descr': %s, 'fortran_order': False, 'shape': (%d, %d), }",
+                       npy_descr(element), rows, cols);
     size_t preamble = 10; /* magic (6) + version (2) + header length (2) */
     size_t header = (size_t)len + 1;
     header += (64 - (preamble + header) % 64) % 64;
@@ -32,8 +49,8 @@ int save_npy(const char *path, const float *m, int rows, int cols)
     for (size_t i = (size_t)len; ok && i + 1 < header; i++)
         ok = fputc(' ', f) != EOF;
     ok = ok && fputc('\n', f) != EOF;
-    /* float32 little-endian: the host byte order on every machine we build for. */
-    ok = ok && fwrite(m, sizeof *m, (size_t)rows * cols, f) == (size_t)rows * cols;
+    /* little-endian: the host byte order on every machine we build for. */
+    ok = ok && fwrite(m, element_bytes(element), (size_t)rows * cols, f) == (size_t)rows * cols;
     ok = (fclose(f) == 0) && ok;
     return ok ? 0 : -1;
 }
@@ -79,7 +96,17 @@ static int shape_side(const char **at, const char **text, int *len, long *side, 
 
 int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_t errlen)
 {
+    void *loaded;
+    const int got = load_npy_as(path, &loaded, rows, cols, ELEMENT_FP32, err, errlen);
+    *m = (float *)loaded;
+    return got;
+}
+
+int load_npy_as(const char *path, void **m, int *rows, int *cols, enum element_type element, char *err,
+                size_t errlen)
+{
     *m = NULL;
+    const size_t bytes = element_bytes(element);
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, errlen, "%s", strerror(errno));
@@ -121,9 +148,10 @@ int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_
         snprintf(err, errlen, "header without descr, fortran_order and shape");
         goto fail;
     }
-    if (strncmp(descr, "'<f4'", 5) != 0) {
+    if (strncmp(descr, npy_descr(element), 5) != 0) {
         int len = (int)strcspn(descr, ",}");
-        snprintf(err, errlen, "dtype %.*s, expected float32 '<f4' (in NumPy: a.astype(np.float32))", len, descr);
+        snprintf(err, errlen, "dtype %.*s, expected %s %s (in NumPy: %s)", len, descr, element_name(element),
+                 npy_descr(element), npy_astype(element));
         goto fail;
     }
     if (strncmp(order, "False", 5) != 0) {
@@ -154,8 +182,8 @@ int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_
         goto fail;
     }
     const long r = side[0], c = side[1];
-    /* The data must be exactly rows x cols floats: no more, no less. */
-    const double want = (double)r * c * sizeof(float);
+    /* The data must be exactly rows x cols elements: no more, no less. */
+    const double want = (double)r * c * bytes;
     if (fseek(f, 0, SEEK_END) != 0) {
         snprintf(err, errlen, "cannot seek: %s", strerror(errno));
         goto fail;
@@ -168,12 +196,12 @@ int load_npy(const char *path, float **m, int *rows, int *cols, char *err, size_
         goto fail;
     }
     if (fseek(f, (long)(preamble + header_len), SEEK_SET) != 0 ||
-        !(*m = malloc(sizeof **m * (size_t)r * (size_t)c))) {
+        !(*m = malloc(bytes * (size_t)r * (size_t)c))) {
         snprintf(err, errlen, "cannot allocate %.1f GB", want / 1e9);
         goto fail;
     }
-    /* float32 little-endian ('<f4'): the host byte order on every machine we build for. */
-    if (fread(*m, sizeof **m, (size_t)r * c, f) != (size_t)r * c) {
+    /* little-endian ('<f4', '<f8'): the host byte order on every machine we build for. */
+    if (fread(*m, bytes, (size_t)r * c, f) != (size_t)r * c) {
         snprintf(err, errlen, "read error: %s", strerror(errno));
         goto fail;
     }
@@ -190,14 +218,24 @@ fail:
 
 int load_npy_pair(const char *dir, float **a, float **b, int *n, char *err, size_t errlen)
 {
+    void *a_loaded, *b_loaded;
+    const int got = load_npy_pair_as(dir, &a_loaded, &b_loaded, n, ELEMENT_FP32, err, errlen);
+    *a = (float *)a_loaded;
+    *b = (float *)b_loaded;
+    return got;
+}
+
+int load_npy_pair_as(const char *dir, void **a, void **b, int *n, enum element_type element, char *err,
+                     size_t errlen)
+{
     const char *names[2] = {"a.npy", "b.npy"};
-    float **mats[2] = {a, b};
+    void **mats[2] = {a, b};
     int rows[2], cols[2];
     *a = *b = NULL;
     for (int i = 0; i < 2; i++) {
         char path[4096], why[512];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (load_npy(path, mats[i], &rows[i], &cols[i], why, sizeof why) != 0) {
+        if (load_npy_as(path, mats[i], &rows[i], &cols[i], element, why, sizeof why) != 0) {
             snprintf(err, errlen, "cannot load '%s': %s", path, why);
             goto fail;
         }

@@ -43,19 +43,21 @@ static void end_run(const struct step_ops *ops, struct step_run *run)
         CUDA_CHECK(cudaFree(run->workspace));
 }
 
-void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int tile,
-                    const struct step_ops *ops, int kernel_reps, struct gpu_run *measured)
+/* Both element types: bytes is an element's size; the run's matrices go into mats' float or
+ * double pointers by it. */
+static void padded_run(const void *a, int lda, const void *b, int ldb, void *c, int ldc, int n, int tile,
+                       size_t bytes, const struct step_ops *ops, int kernel_reps, struct gpu_run *measured)
 {
-    float *ac, *bc, *cc;
+    void *ac, *bc, *cc;
     size_t pitch_a, pitch_b, pitch_c;
-    const size_t row_bytes = sizeof(float) * n;
+    const size_t row_bytes = bytes * n;
     const int newn = ((n + tile - 1) / tile) * tile;
     struct phase_clock clock;
 
     phase_start(&clock);
-    CUDA_CHECK(cudaMallocPitch((void **)&ac, &pitch_a, sizeof(float) * newn, newn));
-    CUDA_CHECK(cudaMallocPitch((void **)&bc, &pitch_b, sizeof(float) * newn, newn));
-    CUDA_CHECK(cudaMallocPitch((void **)&cc, &pitch_c, sizeof(float) * newn, newn));
+    CUDA_CHECK(cudaMallocPitch(&ac, &pitch_a, bytes * newn, newn));
+    CUDA_CHECK(cudaMallocPitch(&bc, &pitch_b, bytes * newn, newn));
+    CUDA_CHECK(cudaMallocPitch(&cc, &pitch_c, bytes * newn, newn));
     CUDA_CHECK(cudaMemset(ac, 0, pitch_a * newn)); /* the padding must be zeros: it is summed */
     CUDA_CHECK(cudaMemset(bc, 0, pitch_b * newn));
     CUDA_CHECK(cudaMemset(cc, POISON_BYTE, pitch_c * newn)); /* harness: catch unwritten elements */
@@ -63,21 +65,25 @@ void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, 
     measured->pitch_bytes = pitch_a;
     measured->padded_n = tile > 1 ? newn : 0; /* a tile of 1 (cuBLAS) pads nothing */
 
-    struct step_run run = {.mats = {ac, pitch_a / sizeof(float), bc, pitch_b / sizeof(float), cc,
-                                    pitch_c / sizeof(float), n, newn},
+    struct step_run run = {.mats = {.lda = pitch_a / bytes, .ldb = pitch_b / bytes, .ldc = pitch_c / bytes,
+                                    .n = n, .padded = newn},
                            .config = measured->config, .math = measured->math};
+    if (bytes == sizeof(double))
+        run.mats.a64 = (const double *)ac, run.mats.b64 = (const double *)bc, run.mats.c64 = (double *)cc;
+    else
+        run.mats.a = (const float *)ac, run.mats.b = (const float *)bc, run.mats.c = (float *)cc;
     begin_run(ops, &run); /* outside the phases: the clock starts again after it */
 
     phase_start(&clock);
-    CUDA_CHECK(cudaMemcpy2D(ac, pitch_a, a, sizeof(float) * lda, row_bytes, n, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy2D(bc, pitch_b, b, sizeof(float) * ldb, row_bytes, n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy2D(ac, pitch_a, a, bytes * lda, row_bytes, n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy2D(bc, pitch_b, b, bytes * ldb, row_bytes, n, cudaMemcpyHostToDevice));
     measured->h2d_ms = phase_lap(&clock);
 
     ops->launch(&run);
     CUDA_CHECK_LAUNCH();
     measured->kernel_ms = phase_lap(&clock);
 
-    CUDA_CHECK(cudaMemcpy2D(c, sizeof(float) * ldc, cc, pitch_c, row_bytes, n, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy2D(c, bytes * ldc, cc, pitch_c, row_bytes, n, cudaMemcpyDeviceToHost));
     measured->d2h_ms = phase_lap(&clock);
 
     measured->kernel_median_ms = time_kernel(ops->launch, &run, kernel_reps); /* outside the end-to-end time */
@@ -90,4 +96,16 @@ void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, 
     CUDA_CHECK(cudaFree(bc));
     CUDA_CHECK(cudaFree(cc));
     measured->free_ms = phase_lap(&clock);
+}
+
+void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, int ldc, int n, int tile,
+                    const struct step_ops *ops, int kernel_reps, struct gpu_run *measured)
+{
+    padded_run(a, lda, b, ldb, c, ldc, n, tile, sizeof(float), ops, kernel_reps, measured);
+}
+
+void matmult_padded64(const double *a, int lda, const double *b, int ldb, double *c, int ldc, int n, int tile,
+                      const struct step_ops *ops, int kernel_reps, struct gpu_run *measured)
+{
+    padded_run(a, lda, b, ldb, c, ldc, n, tile, sizeof(double), ops, kernel_reps, measured);
 }

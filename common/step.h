@@ -35,6 +35,8 @@ struct step_math {
     /* Like step_info's, for a program whose configurations differ by arithmetic (CUTLASS's
      * kernels); NULL: step_info's. */
     int (*configs)(int n, const struct step_config **list);
+    /* What its matrices hold (ELEMENT_FP32, 0, unless it multiplies FP64: cuBLAS DGEMM). */
+    enum element_type element;
 };
 
 struct step_info {
@@ -55,6 +57,7 @@ struct step_info {
     int (*configs)(int n, const struct step_config **list);
     const char *config_legend; /* what a configuration's name says: "BM x BN x BK / stages" */
     enum precision_class precision; /* PRECISION_FP32 (0) unless the step rounds to TF32 */
+    enum element_type element;      /* what A, B and C hold: ELEMENT_FP32 (0) unless FP64 */
     /* Several arithmetics, chosen with --math: a list ended by {NULL}, the default first;
      * NULL for a program with one. Each brings its own row name and precision class. */
     const struct step_math *maths;
@@ -161,7 +164,20 @@ void matmult_padded(const float *a, int lda, const float *b, int ldb, float *c, 
                      struct gpu_run *run)                                                                     \
     {                                                                                                         \
         matmult_padded(a, lda, b, ldb, c, ldc, n, (tile), &(ops), kernel_reps, run);                          \
+    }                                                                                                         \
+    void matmult_gpu64(const double *a, int lda, const double *b, int ldb, double *c, int ldc, int n,        \
+                       int kernel_reps, struct gpu_run *run)                                                  \
+    {                                                                                                         \
+        matmult_padded64(a, lda, b, ldb, c, ldc, n, (tile), &(ops), kernel_reps, run);                        \
     }
+
+/* matmult_gpu and matmult_padded for FP64 matrices (an FP64 run: step_info's or its arithmetic's
+ * element). MATMULT_GPU_PADDED defines it beside matmult_gpu; steps 01-05, FP32 alone, do not, so
+ * the harness declares it weak and calls it only for a program that declares FP64. */
+void matmult_gpu64(const double *a, int lda, const double *b, int ldb, double *c, int ldc, int n, int kernel_reps,
+                   struct gpu_run *run) __attribute__((weak));
+void matmult_padded64(const double *a, int lda, const double *b, int ldb, double *c, int ldc, int n, int tile,
+                      const struct step_ops *ops, int kernel_reps, struct gpu_run *measured);
 
 
 #ifdef __cplusplus

@@ -22,9 +22,9 @@ static double gflops(int n, double ms)
 }
 
 /* Decided before the GPU is touched: A, B and C in host memory. */
-static void check_host_memory(const char *program, int n)
+static void check_host_memory(const char *program, int n, size_t bytes)
 {
-    double need = 3.0 * n * (double)n * sizeof(float);
+    double need = 3.0 * n * (double)n * bytes;
     const double have = host_memory_bytes();
     if (need > (double)SIZE_MAX / 2 || (have > 0 && need > have))
         usage_error(program, "n = %d needs %.1f GB of host memory for A, B and C; this machine has %.1f GB",
@@ -34,10 +34,10 @@ static void check_host_memory(const char *program, int n)
 /* Decided right after the device query, before any allocation. Counts the largest
  * layout any step uses: rows rounded up to 16 and pitched to 512 bytes; the step's scratch
  * matrices too. */
-static void check_device_memory(const char *program, int n, const struct gpu_device *dev)
+static void check_device_memory(const char *program, int n, size_t bytes, const struct gpu_device *dev)
 {
     double rows = ceil(n / 16.0) * 16.0;
-    double row_bytes = ceil(rows * sizeof(float) / 512.0) * 512.0;
+    double row_bytes = ceil(rows * bytes / 512.0) * 512.0;
     double need = (3.0 + step_info.scratch_matrices) * rows * row_bytes;
     if (need > (double)dev->free_mem)
         usage_error(program, "n = %d needs %.1f GB of device memory for A, B and C%s; %s has %.1f GB free",
@@ -87,13 +87,13 @@ static const struct step_math *choose_math(const char *program, const struct opt
     usage_error(program, "bad --math '%s': expected one of %s", opt->math, names);
 }
 
-/* --load DIR: DIR/a.npy and DIR/b.npy, both n x n float32; any problem is one line and
- * exit 2, before the GPU is touched. n becomes theirs (-n, if given, must agree). */
-static void load_inputs(const char *program, struct options *opt, float **a, float **b)
+/* --load DIR: DIR/a.npy and DIR/b.npy, both n x n float32 (float64 for an FP64 run); any problem
+ * is one line and exit 2, before the GPU is touched. n becomes theirs (-n, if given, must agree). */
+static void load_inputs(const char *program, struct options *opt, enum element_type element, void **a, void **b)
 {
     char err[1024];
     int n;
-    if (load_npy_pair(opt->load_dir, a, b, &n, err, sizeof err) != 0)
+    if (load_npy_pair_as(opt->load_dir, a, b, &n, element, err, sizeof err) != 0)
         usage_error(program, "%s", err);
     if (opt->n_given && opt->n != n)
         usage_error(program, "-n %d, but '%s' holds %d x %d matrices", opt->n, opt->load_dir, n, n);
@@ -163,12 +163,11 @@ static size_t run_smem_bytes(int n, const struct step_config *config)
     return config ? config->smem_bytes : step_info.dynamic_smem_bytes ? step_info.dynamic_smem_bytes(n) : 0;
 }
 
-static float *host_matrix(const char *program, int n)
+static void *host_matrix(const char *program, int n, size_t bytes)
 {
-    float *m = malloc(sizeof *m * (size_t)n * n);
+    void *m = malloc(bytes * (size_t)n * n);
     if (!m)
-        usage_error(program, "cannot allocate %.1f GB of host memory for n = %d",
-                    sizeof *m * (double)n * n / 1e9, n);
+        usage_error(program, "cannot allocate %.1f GB of host memory for n = %d", bytes * (double)n * n / 1e9, n);
     return m;
 }
 
@@ -196,15 +195,15 @@ static void make_save_dir(const char *program, const char *dir)
 }
 
 /* Into the directory make_save_dir made. */
-static void save_all(const char *program, const char *dir, const float *a, const float *b,
-                     const float *c, int n)
+static void save_all(const char *program, const char *dir, const void *a, const void *b, const void *c, int n,
+                     enum element_type element)
 {
     const char *names[3] = {"a.npy", "b.npy", "c.npy"};
-    const float *mats[3] = {a, b, c};
+    const void *mats[3] = {a, b, c};
     for (int i = 0; i < 3; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (save_npy(path, mats[i], n, n) != 0) {
+        if (save_npy_as(path, mats[i], n, n, element) != 0) {
             fprintf(stderr, "%s: cannot write '%s': %s\n", program, path, strerror(errno));
             exit(EXIT_USAGE);
         }
@@ -221,6 +220,7 @@ static void describe_block(const struct step_math *m, int n)
     printf("lesson=%s\n", m ? m->lesson : step_info.lesson);
     printf("chapter=%s\n", step_info.chapter ? step_info.chapter : "");
     printf("precision=%s\n", precision_name(m ? m->precision : step_info.precision));
+    printf("element=%s\n", element_name(m ? m->element : step_info.element));
     printf("compensated=%d\n", step_info.compensated);
     const int min_cc = m && m->min_cc > step_info.min_cc ? m->min_cc : step_info.min_cc;
     printf("min_cc=%d.%d\n", min_cc / 10, min_cc % 10);
@@ -282,11 +282,16 @@ static int run_once(int argc, char **argv)
     const char *lesson = math ? math->lesson : step_info.lesson;
     const enum precision_class precision = math ? math->precision : step_info.precision;
     const enum precision_class judged = opt.judge >= 0 ? (enum precision_class)opt.judge : precision;
-    float *a = NULL, *b = NULL;
+    const enum element_type element = math ? math->element : step_info.element;
+    const size_t bytes = element_bytes(element);
+    const int fp64 = element == ELEMENT_FP64;
+    if (fp64 && !matmult_gpu64) /* a program that declares FP64 without MATMULT_GPU_PADDED: its bug */
+        usage_error(program, "declares FP64 matrices but defines no matmult_gpu64 (MATMULT_GPU_PADDED does)");
+    void *a = NULL, *b = NULL;
     if (opt.load_dir)
-        load_inputs(program, &opt, &a, &b);
+        load_inputs(program, &opt, element, &a, &b);
     const int n = opt.n;
-    check_host_memory(program, n);
+    check_host_memory(program, n, bytes);
     const struct step_config *named = named_config(program, &opt, math);
     if (opt.save_dir && !opt.gpu_check)
         make_save_dir(program, opt.save_dir);
@@ -304,7 +309,7 @@ static int run_once(int argc, char **argv)
     if (math && math->min_cc)
         gpu_require(program, &dev, math->min_cc, math->needs);
     const struct step_config *config = choose_config(program, n, math, named, &dev);
-    check_device_memory(program, n, &dev);
+    check_device_memory(program, n, bytes, &dev);
     if (opt.gpu_check) {
         printf("%s: runs on %s (compute capability %d.%d)", program, dev.name, dev.cc_major, dev.cc_minor);
         if (config)
@@ -314,19 +319,30 @@ static int run_once(int argc, char **argv)
         return EXIT_PASS;
     }
 
-    float *c = host_matrix(program, n);
+    void *c = host_matrix(program, n, bytes);
+    const size_t count = (size_t)n * n;
     if (!opt.load_dir) {
-        a = host_matrix(program, n);
-        b = host_matrix(program, n);
+        a = host_matrix(program, n, bytes);
+        b = host_matrix(program, n, bytes);
         uint64_t state = opt.seed;
-        matgen_dist(opt.dist, 'A', a, n, n, n, &state);
-        matgen_dist(opt.dist, 'B', b, n, n, n, &state);
+        if (fp64) {
+            matgen_dist64(opt.dist, 'A', (double *)a, n, n, n, &state);
+            matgen_dist64(opt.dist, 'B', (double *)b, n, n, n, &state);
+        } else {
+            matgen_dist(opt.dist, 'A', (float *)a, n, n, n, &state);
+            matgen_dist(opt.dist, 'B', (float *)b, n, n, n, &state);
+        }
     }
     /* NaN or Inf among the inputs, or values large enough for a sum to overflow: C holds NaN
-     * and Inf where an FP32 GEMM would, which only the reference of a row can tell, so every
-     * row is compared. */
-    const int finite_inputs = all_finite(a, (size_t)n * n) && all_finite(b, (size_t)n * n);
-    const int may_overflow = max_abs(a, (size_t)n * n) * max_abs(b, (size_t)n * n) * n >= FLT_MAX;
+     * and Inf where an FP32 (FP64) GEMM would, which only the reference of a row can tell, so
+     * every row is compared. The largest product, times n, against the largest finite value, in
+     * halves: in FP64 the product itself may overflow. */
+    const int finite_inputs = fp64 ? all_finite64((const double *)a, count) && all_finite64((const double *)b, count)
+                                   : all_finite((const float *)a, count) && all_finite((const float *)b, count);
+    const double a_max = fp64 ? max_abs64((const double *)a, count) : max_abs((const float *)a, count);
+    const double b_max = fp64 ? max_abs64((const double *)b, count) : max_abs((const float *)b, count);
+    const double largest = fp64 ? DBL_MAX : FLT_MAX;
+    const int may_overflow = a_max * 0.5 * b_max * 0.5 * n >= largest * 0.25;
     if (!finite_inputs || may_overflow)
         opt.check = CHECK_FULL;
     const char *inputs = opt.load_dir ? "loaded" : dist_name(opt.dist);
@@ -340,8 +356,12 @@ static int run_once(int argc, char **argv)
         memset(&run, 0, sizeof run);
         run.config = config;
         run.math = math;
-        poison_mat(c, (size_t)n * n);
-        matmult_gpu(a, n, b, n, c, n, n, pass == E2E_PASSES ? opt.reps : 0, &run);
+        memset(c, POISON_BYTE, bytes * count);
+        const int reps = pass == E2E_PASSES ? opt.reps : 0;
+        if (fp64)
+            matmult_gpu64((const double *)a, n, (const double *)b, n, (double *)c, n, n, reps, &run);
+        else
+            matmult_gpu((const float *)a, n, (const float *)b, n, (float *)c, n, n, reps, &run);
         if (pass > 0) {
             runs[pass - 1] = run;
             totals[pass - 1] = gpu_run_total_ms(&run);
@@ -359,7 +379,10 @@ static int run_once(int argc, char **argv)
     double total_ms = gpu_run_total_ms(&e2e);
 
     struct check_result res;
-    check_product(a, b, c, n, opt.check, opt.seed, &res);
+    if (fp64)
+        check_product64((const double *)a, (const double *)b, (const double *)c, n, opt.check, opt.seed, &res);
+    else
+        check_product((const float *)a, (const float *)b, (const float *)c, n, opt.check, opt.seed, &res);
     double tol = precision_bound(judged, step_info.compensated, n);
     int pass = check_passes(&res, tol);
     double avg = res.compared ? res.sum_rel_err / res.compared : 0.0;
@@ -367,7 +390,7 @@ static int run_once(int argc, char **argv)
     const size_t bad_nonfinite = res.nonfinite - res.expected_nonfinite + res.wrong_nonfinite;
 
     if (opt.save_dir)
-        save_all(program, opt.save_dir, a, b, c, n);
+        save_all(program, opt.save_dir, a, b, c, n, element);
 
     if (opt.csv) {
         if (opt.csv_header)
@@ -388,19 +411,21 @@ static int run_once(int argc, char **argv)
                    config->name, step_info.config_legend, config->smem_bytes, dev.smem_per_block_optin);
         if (e2e.pitch_bytes)
             printf("Pitch: rows of %zu bytes are allocated %zu bytes apart\n",
-                   sizeof(float) * (size_t)(e2e.padded_n ? e2e.padded_n : n), e2e.pitch_bytes);
+                   bytes * (size_t)(e2e.padded_n ? e2e.padded_n : n), e2e.pitch_bytes);
         if (e2e.padded_n)
             printf("Padded allocation: %d x %d zero-filled for n = %d\n", e2e.padded_n, e2e.padded_n, n);
         printf("Inputs: %s%s%s%s%s\n", opt.load_dir ? "loaded from " : dist_name(opt.dist),
-               opt.load_dir ? opt.load_dir : " (", opt.load_dir ? "" : dist_description(opt.dist), opt.load_dir ? "" : ")",
+               opt.load_dir ? opt.load_dir : " (",
+               opt.load_dir ? "" : fp64 ? dist_description64(opt.dist) : dist_description(opt.dist),
+               opt.load_dir ? "" : ")",
                !finite_inputs ? ", with NaN or Inf: every row is compared"
                : may_overflow ? ", large enough to overflow: every row is compared" : "");
         if (opt.check == CHECK_NONE)
             printf("Max error: not checked (--check none)\n");
         else
-            printf("Max error: %g Average error: %g (%zu of %d rows against the double reference%s)\n"
+            printf("Max error: %g Average error: %g (%zu of %d rows against the %s reference%s)\n"
                    "Componentwise error |c - ref| / (|A| |B|): max %g, average %g\n",
-                   res.max_rel_err, avg, res.rows_checked, n,
+                   res.max_rel_err, avg, res.rows_checked, n, fp64 ? "double-double" : "double",
                    opt.check == CHECK_SAMPLE && (int)res.rows_checked < n ? ", a sample" : "", res.max_comp_err,
                    avg_comp);
         printf("Time used: %.4f s (%.2f GFLOPS) end-to-end, median of %d\n", total_ms / 1e3,
@@ -413,8 +438,9 @@ static int run_once(int argc, char **argv)
         if (e2e.step_report[0])
             printf("%s\n", e2e.step_report);
         if (res.unwritten || bad_nonfinite) {
-            printf("FAIL: %zu unwritten, %zu NaN/Inf elements an FP32 GEMM does not give there, %zu finite where it "
-                   "gives NaN or Inf", res.unwritten, res.nonfinite - res.expected_nonfinite, res.wrong_nonfinite);
+            printf("FAIL: %zu unwritten, %zu NaN/Inf elements an %s GEMM does not give there, %zu finite where it "
+                   "gives NaN or Inf", res.unwritten, res.nonfinite - res.expected_nonfinite, fp64 ? "FP64" : "FP32",
+                   res.wrong_nonfinite);
             if (finite_inputs && res.first_bad >= 0) /* else the first non-finite may be an expected one */
                 printf("; the first unwritten or NaN/Inf at row %ld column %ld", res.first_bad / n, res.first_bad % n);
             printf("\n");

@@ -179,8 +179,8 @@ def compare_table(rows, n, dist):
 
 def compare(argv):
     ap = options("compare", sizes="1000 4096")
-    ap.add_argument("--programs", help="programs to run (default: every one built here: each step folder's, cuBLAS's "
-                    "rows, and CUTLASS's where it is built)")
+    ap.add_argument("--programs", help="programs to run (default: every one of the FP32 ladder built here: each step "
+                    "folder's, cuBLAS's FP32 and TF32 rows, and CUTLASS's where it is built)")
     ap.add_argument("--dists", default=" ".join(ladder.DISTS), help="input distributions (default: uniform wide)")
     ap.add_argument("--reported", default="", help="programs whose FAIL is recorded and reported, not an error "
                     "(a peer on inputs it is not made for)")
@@ -188,7 +188,7 @@ def compare(argv):
                     "and stop (no GPU needed)")
     a = ap.parse_args(argv)
     found = ladder.discover()
-    programs = a.programs.split() if a.programs is not None else list(found)
+    programs = a.programs.split() if a.programs is not None else [p for p in found if p in ladder.LADDER]
     unknown = [x for x in programs if x not in ladder.LADDER]
     if unknown:
         ap.error(f"unknown program '{unknown[0]}' (known: {' '.join(ladder.LADDER)})")

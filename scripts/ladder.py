@@ -303,7 +303,8 @@ def _load(descriptions):
     # binary -> description: a version is found by the file it is built from
     VERSION_DESCRIPTIONS = {d["binary"]: d for d in descriptions.values() if is_version(d)}
     # row -> (folder, lesson in a few words)
-    LADDER = {r: (d["folder"], d["lesson"]) for r, d in PROGRAMS.items()}
+    # (the FP32 ladder: an FP64 arithmetic, cuBLAS DGEMM's, is measured beside the FP64 programs)
+    LADDER = {r: (d["folder"], d["lesson"]) for r, d in PROGRAMS.items() if d["precision"] != "fp64"}
     STEPS = [r for r, d in PROGRAMS.items() if d["program"].startswith("step")]
     # Rows of one program run with --math: row name -> (binary name, --math value).
     MATH_ROWS = {r: (d["program"], d["math"]) for r, d in PROGRAMS.items() if d["math"] and r != d["program"]}
@@ -319,7 +320,8 @@ def chapter_of(row):
 
 
 REFERENCE_NAMES = {"cublas": "cuBLAS SGEMM", "cublas_tf32": "cuBLAS TF32", "cutlass_tf32": "CUTLASS TF32",
-                   "cutlass_3xtf32": "CUTLASS 3xTF32"}
+                   "cutlass_3xtf32": "CUTLASS 3xTF32", "cublas_dgemm": "cuBLAS DGEMM",
+                   "cublas_dgemm_emulated": "cuBLAS DGEMM emulated"}
 
 
 def label(row):

@@ -27,7 +27,7 @@ FIRST = ladder.STEPS[0] if ladder.STEPS else None  # the step speedups are measu
 # (<device>-stepNN-<experiment>.csv).
 OTHER_RESULTS = ["cpu", "transpose", "multigpu", "multigpu-cublasmp", "multigpu-two-buffers", "multigpu-trace",
                  "multigpu-copy-engines", "multigpu-panels", "multigpu-blocks", "tile-sweep", "warptile-sweep", "config-sweep",
-                 "versions", "reproduce", "cublas-unpitched", "gemmul8"]
+                 "versions", "reproduce", "cublas-unpitched", "gemmul8", "fp64-baselines"]
 STEP_EXPERIMENT = r"-step\d\d-[a-z0-9-]+\.csv$"
 TEST_TIMES = "test-times.csv"  # how long the test suite took (scripts/test_times.py): no device's ladder
 

@@ -169,7 +169,7 @@ for my $p (@PROGRAMS) {
     for my $d (@blocks) {
         my $what = "$p --describe, row $d->{row}";
         ok(!$rows{$d->{row}}++, "$what: a row name no other program gives");
-        ok($d->{lesson} && $chapters{$d->{chapter} // ''} && ($d->{precision} // '') =~ /^(fp32|tf32)$/
+        ok($d->{lesson} && $chapters{$d->{chapter} // ''} && ($d->{precision} // '') =~ /^(fp32|tf32|fp64)$/
            && ($d->{compensated} // '') =~ /^[01]$/ && ($d->{min_cc} // '') =~ /^\d+\.\d$/
            && ($d->{exact_cc} // 'x') =~ /^(\d+\.\d)?$/ && ($d->{archs} // '') =~ /^(sm|compute)_\d+a?( |$)/,
            "$what: lesson, chapter ($d->{chapter}), precision class ($d->{precision}), compute capability "

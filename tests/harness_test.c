@@ -580,6 +580,160 @@ static void test_parallel_generation(void)
     }
 }
 
+
+/* ---- FP64 (matrix.h): the families, the double-double reference, the class, .npy ---- */
+
+/* Each family in FP64's range, every value finite, (|A| |B|)_ij normal, and a reference from
+ * 53-bit significands: the low bits of A's values are not all zero (they would be in FP32 data). */
+static void test_range_dists64(void)
+{
+    enum { N = 48 };
+    double *a = malloc(sizeof *a * N * N), *b = malloc(sizeof *b * N * N), hi[N], lo[N], abs_row[N];
+    static const struct { enum input_dist dist; int a_lo, a_hi, b_lo, b_hi; } want[] = {
+        {DIST_UNIFORM, -1074, 0, -1074, 0},       {DIST_WIDE, -8, 9, -8, 9},
+        {DIST_SUBNORMAL, -1074, -1030, 40, 100},  {DIST_TINY, -1022, -1021, -8, 9},
+        {DIST_ROWSCALE, -1074, -991, 892, 1009},  {DIST_MIXED, -150, 51, -50, 151},
+        {DIST_HUGE, 1022, 1024, -70, -59},
+    };
+    for (size_t w = 0; w < sizeof want / sizeof *want; w++) {
+        uint64_t s = 5;
+        matgen_dist64(want[w].dist, 'A', a, N, N, N, &s);
+        matgen_dist64(want[w].dist, 'B', b, N, N, N, &s);
+        int in_range = 1, subnormal = 0, low_bits = 0;
+        for (int i = 0; i < N * N; i++) {
+            const double x = fabs(a[i]), y = fabs(b[i]);
+            in_range &= isfinite(x) && isfinite(y);
+            in_range &= x == 0 || (x >= ldexp(1, want[w].a_lo) && (want[w].a_hi == 1024 || x < ldexp(1, want[w].a_hi)));
+            in_range &= y == 0 || (y >= ldexp(1, want[w].b_lo) && y < ldexp(1, want[w].b_hi));
+            subnormal += x > 0 && x < 0x1p-1022;
+            int e;
+            low_bits += x > 0x1p-1022 && ((uint64_t)ldexp(frexp(x, &e), 53) & 0x1fffffff) != 0; /* past 24 bits */
+        }
+        double smallest = INFINITY, largest = 0;
+        for (int i = 0; i < N; i++) {
+            reference_row64(a, b, N, i, hi, lo, abs_row);
+            for (int j = 0; j < N; j++)
+                smallest = fmin(smallest, abs_row[j]), largest = fmax(largest, abs_row[j]);
+        }
+        ok(in_range, "FP64 --dist %s: A in [2^%d, 2^%d), B in [2^%d, 2^%d), finite", dist_name(want[w].dist),
+           want[w].a_lo, want[w].a_hi, want[w].b_lo, want[w].b_hi);
+        ok(smallest >= 0x1p-1022 && largest < 0x1p+1023, "FP64 --dist %s: every (|A| |B|)_ij normal (%g ... %g)",
+           dist_name(want[w].dist), smallest, largest);
+        if (want[w].dist == DIST_SUBNORMAL || want[w].dist == DIST_ROWSCALE)
+            ok(subnormal > 0, "FP64 --dist %s: A holds FP64 subnormals (%d)", dist_name(want[w].dist), subnormal);
+        if (want[w].dist != DIST_SUBNORMAL && want[w].dist != DIST_ROWSCALE)
+            ok(low_bits > N * N / 2, "FP64 --dist %s: values past FP32's 24 bits (%d of %d)", dist_name(want[w].dist),
+               low_bits, N * N);
+    }
+    uint64_t s1 = 7, s2 = 7;
+    matgen_dist64(DIST_MIXED, 'A', a, N, N, N, &s1);
+    matgen_dist64(DIST_MIXED, 'A', b, N, N, N, &s2);
+    ok(memcmp(a, b, sizeof *a * N * N) == 0 && s1 == s2, "FP64 families: the same seed, the same matrix and state");
+    free(a);
+    free(b);
+}
+
+/* The double-double reference where a double sum is wrong: cancellation and a product's low half. */
+static void test_reference64(void)
+{
+    /* 2^60 + 1 - 2^60: a double sum gives 0, the exact sum is 1 */
+    const double a1[9] = {0x1p60, 1.0, -0x1p60}, b1[9] = {1, 0, 0, 1, 0, 0, 1, 0, 0};
+    double hi[3], lo[3], abs_row[3];
+    reference_row64(a1, b1, 3, 0, hi, lo, abs_row);
+    ok(hi[0] == 1.0 && lo[0] == 0.0 && abs_row[0] == 0x1p61 + 1, "reference64: 2^60 + 1 - 2^60 = 1 exactly (a plain "
+       "double sum says %g)", (0x1p60 + 1.0) - 0x1p60);
+    /* (1 + 2^-52)^2 = 1 + 2^-51 + 2^-104: the last term is the product's rounding error */
+    const double x = 1.0 + 0x1p-52, a2[1] = {x}, b2[1] = {x};
+    reference_row64(a2, b2, 1, 0, hi, lo, abs_row);
+    ok(hi[0] == 1.0 + 0x1p-51 && lo[0] == 0x1p-104, "reference64: (1 + 2^-52)^2 kept as 1 + 2^-51 and 2^-104");
+    /* NaN and Inf as a plain FP64 sum gives them */
+    const double a3[4] = {INFINITY, 1.0, NAN, 1.0}, b3[4] = {1.0, 1.0, 1.0, 1.0};
+    reference_row64(a3, b3, 2, 0, hi, lo, abs_row);
+    ok(isinf(hi[0]) && hi[0] > 0, "reference64: Inf in A's row gives +Inf, as a plain sum does (not NaN)");
+    reference_row64(a3, b3, 2, 1, hi, lo, abs_row);
+    ok(isnan(hi[0]), "reference64: NaN in A's row gives NaN");
+}
+
+static void test_check64(void)
+{
+    enum { N = 40 };
+    double a[N * N], b[N * N], c[N * N];
+    uint64_t s = 3;
+    matgen_dist64(DIST_WIDE, 'A', a, N, N, N, &s);
+    matgen_dist64(DIST_WIDE, 'B', b, N, N, N, &s);
+    double hi[N], lo[N], abs_row[N];
+    for (int i = 0; i < N; i++) {
+        reference_row64(a, b, N, i, hi, lo, abs_row);
+        for (int j = 0; j < N; j++)
+            c[i * N + j] = hi[j];
+    }
+    const double bound = precision_bound(PRECISION_FP64, 0, N);
+    struct check_result r;
+    check_product64(a, b, c, N, CHECK_FULL, 1, &r);
+    ok(check_passes(&r, bound) && r.max_comp_err < 0x1p-53 && r.compared == (size_t)N * N,
+       "check64: the reference rounded to double passes, error %g below u64", r.max_comp_err);
+    /* a plain FP64 loop, k-j order: within gamma(k) */
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            double sum = 0;
+            for (int k = 0; k < N; k++)
+                sum += a[i * N + k] * b[k * N + j];
+            c[i * N + j] = sum;
+        }
+    check_product64(a, b, c, N, CHECK_FULL, 1, &r);
+    ok(check_passes(&r, bound), "check64: a plain FP64 loop passes the fp64 bound (%g <= %g)", r.max_comp_err, bound);
+    /* the same loop in FP32: far outside */
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            float sum = 0;
+            for (int k = 0; k < N; k++)
+                sum += (float)a[i * N + k] * (float)b[k * N + j];
+            c[i * N + j] = sum;
+        }
+    check_product64(a, b, c, N, CHECK_FULL, 1, &r);
+    ok(!check_passes(&r, bound) && r.max_comp_err > 1e-9, "check64: an FP32 loop fails the fp64 bound (%g)",
+       r.max_comp_err);
+    /* one element one bound off: a FAIL */
+    check_product64(a, b, c, N, CHECK_FULL, 1, &r);
+    for (int i = 0; i < N; i++) {
+        reference_row64(a, b, N, i, hi, lo, abs_row);
+        for (int j = 0; j < N; j++)
+            c[i * N + j] = hi[j];
+        if (i == 7)
+            c[i * N + 5] = hi[5] + 2.0 * bound * abs_row[5];
+    }
+    check_product64(a, b, c, N, CHECK_FULL, 1, &r);
+    ok(!check_passes(&r, bound) && r.max_comp_err > 1.5 * bound && r.max_comp_err < 2.5 * bound,
+       "check64: one element 2 gamma(k) |A||B| off fails (%g)", r.max_comp_err);
+    memset(c + 3 * N, POISON_BYTE, sizeof *c);
+    check_product64(a, b, c, N, CHECK_SAMPLE, 1, &r);
+    ok(r.unwritten == 1 && r.first_bad == 3 * N && !check_passes(&r, bound), "check64: the poison pattern is "
+       "counted unwritten");
+    ok(precision_bound(PRECISION_FP64, 0, 1000) > 1.1102e-13 && precision_bound(PRECISION_FP64, 0, 1000) < 1.1103e-13 &&
+           strcmp(precision_name(PRECISION_FP64), "fp64") == 0,
+       "the fp64 class: gamma(1000) = %.4g with u64 = 2^-53", precision_bound(PRECISION_FP64, 0, 1000));
+}
+
+static void test_npy64(void)
+{
+    const double m[6] = {1.0 + 0x1p-52, -0x1p-1074, 0x1p1023, 3.0, NAN, -0.0};
+    const char *path = "obj/test_save64.npy";
+    ok(save_npy_as(path, m, 2, 3, ELEMENT_FP64) == 0, "save_npy_as: float64 written");
+    void *back = NULL;
+    int rows = 0, cols = 0;
+    char err[256] = "";
+    const int got = load_npy_as(path, &back, &rows, &cols, ELEMENT_FP64, err, sizeof err);
+    ok(got == 0 && rows == 2 && cols == 3 && memcmp(back, m, sizeof m) == 0,
+       "load_npy_as: float64 back bit for bit (subnormal, DBL_MAX's binade, NaN, -0) %s", err);
+    free(back);
+    ok(load_npy_as(path, &back, &rows, &cols, ELEMENT_FP32, err, sizeof err) != 0 && strstr(err, "'<f8'") &&
+           strstr(err, "float32"), "load_npy_as: float64 data where float32 is wanted refused: %s", err);
+    const float f[2] = {1, 2};
+    ok(save_npy(path, f, 1, 2) == 0 && load_npy_as(path, &back, &rows, &cols, ELEMENT_FP64, err, sizeof err) != 0 &&
+           strstr(err, "np.float64"), "load_npy_as: float32 data where float64 is wanted refused: %s", err);
+    remove(path);
+}
+
 int main(void)
 {
     test_matgen();
@@ -596,5 +750,9 @@ int main(void)
     test_parse();
     test_timing();
     test_archs_exact_cc();
+    test_range_dists64();
+    test_reference64();
+    test_check64();
+    test_npy64();
     return done_testing();
 }
