@@ -37,6 +37,9 @@ struct step_math {
     int (*configs)(int n, const struct step_config **list);
     /* What its matrices hold (ELEMENT_FP32, 0, unless it multiplies FP64: cuBLAS DGEMM). */
     enum element_type element;
+    /* Like step_info's: the families on which this arithmetic leaves its class's bound ("family:
+     * why; ..."), NULL for none (a library's arithmetic, measured as it is). */
+    const char *outside_bound;
 };
 
 struct step_info {

@@ -240,7 +240,8 @@ static void describe_block(const struct step_math *m, int n)
     printf("tf32_inputs=%s\n", step_info.tf32_inputs ? step_info.tf32_inputs : "");
     printf("change=%s\n", step_info.change ? step_info.change : "");
     printf("fails_on_purpose=%s\n", step_info.fails_on_purpose ? step_info.fails_on_purpose : "");
-    printf("outside_bound=%s\n", step_info.outside_bound ? step_info.outside_bound : "");
+    const char *outside = m && m->outside_bound ? m->outside_bound : step_info.outside_bound;
+    printf("outside_bound=%s\n", outside ? outside : "");
     printf("special_path=%s\n", step_info.special_path ? step_info.special_path : "");
     printf("builds_on=%s\n", step_info.builds_on ? step_info.builds_on : "");
 }

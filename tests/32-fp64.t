@@ -54,15 +54,25 @@ for my $d (@fp64) {
         diag("$d->{row}: skipped: $why");
         next;
     }
+    # the families it says it leaves the bound on ("family: why; ..."): reported, and one FAIL
+    # required there, so that the saying stays true
+    my %outside = map { /^\s*(\w+):/ ? ($1 => 1) : () } split /;/, $d->{outside_bound} // '';
     for my $dist (@families) {
+        my @failed;
         for my $n (@sizes) {
             my ($code, $out, $err) = run(row_command($d), '-n', $n, '--dist', $dist, '--reps', 1, '--csv-header');
             my %r = csv_row($out);
-            ok($code == 0 && ($r{status} // '') eq 'pass' && ($r{precision} // '') eq 'fp64'
-                   && is_number($r{max_comp_err}) && $r{max_comp_err} <= gamma64($n)
-                   && abs($r{tolerance} - gamma64($n)) <= 1e-3 * gamma64($n),
-               "$d->{row} n=$n $dist: within gamma(n) (" . ($r{max_comp_err} // '?') . " <= "
-                   . sprintf('%.3e', gamma64($n)) . ")") or diag("exit $code: $err");
+            my $measured = ($code == 0 || $code == $EXIT{inaccurate}) && ($r{precision} // '') eq 'fp64'
+                && is_number($r{max_comp_err}) && abs($r{tolerance} - gamma64($n)) <= 1e-3 * gamma64($n);
+            my $within = $measured && $code == 0 && $r{status} eq 'pass' && $r{max_comp_err} <= gamma64($n);
+            push @failed, "n=$n $r{max_comp_err}" if $measured && !$within;
+            ok($outside{$dist} ? $measured : $within, "$d->{row} n=$n $dist: "
+               . ($outside{$dist} ? "measured (its outside_bound names $dist)" : "within gamma(n)") . " ("
+               . ($r{max_comp_err} // '?') . " against " . sprintf('%.3e', gamma64($n)) . ")") or diag("exit $code: $err");
+        }
+        if ($outside{$dist}) {
+            diag("$d->{row} on $dist, past the fp64 bound: " . (@failed ? join(', ', @failed) : 'nowhere'));
+            ok(@failed > 0, "$d->{row} on $dist: past the bound somewhere, as its outside_bound says");
         }
     }
 }
