@@ -198,19 +198,31 @@ static int choose_rows(int n, enum check_mode mode, uint64_t seed, int *rows)
     return unique;
 }
 
+static void out_of_memory(void)
+{
+    fprintf(stderr, "out of host memory for the reference check\n");
+    exit(2);
+}
+
+/* choose_rows into memory of its own (free it), their count in *nrows. */
+static int *rows_to_check(int n, enum check_mode mode, uint64_t seed, int *nrows)
+{
+    const int max_rows = mode == CHECK_FULL || n <= SAMPLE_ROWS ? n : SAMPLE_ROWS;
+    int *rows = malloc(sizeof *rows * (size_t)(max_rows > 0 ? max_rows : 1));
+    if (!rows)
+        out_of_memory();
+    *nrows = choose_rows(n, mode, seed, rows);
+    return rows;
+}
+
 void check_product(const float *a, const float *b, const float *c, int n,
                    enum check_mode mode, uint64_t seed, struct check_result *r)
 {
     check_init(r);
     scan_nonfinite(c, (size_t)n * n, r);
 
-    int max_rows = mode == CHECK_FULL || n <= SAMPLE_ROWS ? n : SAMPLE_ROWS;
-    int *rows = malloc(sizeof *rows * (size_t)(max_rows > 0 ? max_rows : 1));
-    if (!rows) {
-        fprintf(stderr, "out of host memory for the reference check\n");
-        exit(2);
-    }
-    int nrows = choose_rows(n, mode, seed, rows);
+    int nrows;
+    int *rows = rows_to_check(n, mode, seed, &nrows);
     int failed_alloc = 0;
 
 #pragma omp parallel
@@ -238,10 +250,8 @@ void check_product(const float *a, const float *b, const float *c, int n,
         add_result(r, &mine);
     }
     free(rows);
-    if (failed_alloc) {
-        fprintf(stderr, "out of host memory for the reference check\n");
-        exit(2);
-    }
+    if (failed_alloc)
+        out_of_memory();
     r->rows_checked = (size_t)nrows;
 }
 
@@ -363,10 +373,8 @@ __attribute__((target_clones("avx512f", "avx2", "default")))
 void reference_row64(const double *a, const double *b, int n, int row, double *hi, double *lo, double *abs_out)
 {
     double *plain = malloc(sizeof *plain * (size_t)(n > 0 ? n : 1));
-    if (!plain) {
-        fprintf(stderr, "out of host memory for the reference check\n");
-        exit(2);
-    }
+    if (!plain)
+        out_of_memory();
     for (int j = 0; j < n; j++)
         hi[j] = lo[j] = abs_out[j] = plain[j] = 0.0;
     const double *arow = a + (size_t)row * n;
@@ -444,13 +452,8 @@ void check_product64(const double *a, const double *b, const double *c, int n, e
 {
     check_init(r);
     scan_nonfinite64(c, (size_t)n * n, r);
-    const int max_rows = mode == CHECK_FULL || n <= SAMPLE_ROWS ? n : SAMPLE_ROWS;
-    int *rows = malloc(sizeof *rows * (size_t)(max_rows > 0 ? max_rows : 1));
-    if (!rows) {
-        fprintf(stderr, "out of host memory for the reference check\n");
-        exit(2);
-    }
-    const int nrows = choose_rows(n, mode, seed, rows);
+    int nrows;
+    int *rows = rows_to_check(n, mode, seed, &nrows);
     int failed_alloc = 0;
 #pragma omp parallel
     {
@@ -475,9 +478,7 @@ void check_product64(const double *a, const double *b, const double *c, int n, e
         add_result(r, &mine);
     }
     free(rows);
-    if (failed_alloc) {
-        fprintf(stderr, "out of host memory for the reference check\n");
-        exit(2);
-    }
+    if (failed_alloc)
+        out_of_memory();
     r->rows_checked = (size_t)nrows;
 }

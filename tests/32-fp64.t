@@ -78,17 +78,6 @@ for my $d (@fp64) {
 }
 
 # NaN and Inf in float64 files: C holds them where an FP64 GEMM does, every row compared.
-sub save_npy64 {
-    my ($path, @rows) = @_;
-    my $n = @rows;
-    my $dict = "{'descr': '<f8', 'fortran_order': False, 'shape': ($n, $n), }";
-    my $len = length($dict) + 1;
-    $len += (64 - (10 + $len) % 64) % 64;
-    open my $f, '>:raw', $path or die "$path: $!";
-    print $f "\x93NUMPY\x01\x00", pack('v', $len), $dict, ' ' x ($len - length($dict) - 1), "\n";
-    print $f pack('d<*', @$_) for @rows;
-    close $f;
-}
 my $inf = 9**9**9;
 my $nan = $inf - $inf;
 save_npy64("$dir/a.npy", [1, 2, 3], [$inf, 1, 1], [1, 1, 1]);

@@ -312,16 +312,19 @@ sub csv_row {
     return %r;
 }
 
-# Write an n x n float32 matrix (a list of rows) as a .npy file, format 1.0.
-sub save_npy {
-    my ($path, @rows) = @_;
+# Write an n x n float32 matrix (a list of rows) as a .npy file, format 1.0; save_npy64 the same in
+# float64.
+sub save_npy { save_npy_typed('<f4', 'f<*', @_) }
+sub save_npy64 { save_npy_typed('<f8', 'd<*', @_) }
+sub save_npy_typed {
+    my ($descr, $pack, $path, @rows) = @_;
     my $n = @rows;
-    my $dict = "{'descr': '<f4', 'fortran_order': False, 'shape': ($n, $n), }";
+    my $dict = "{'descr': '$descr', 'fortran_order': False, 'shape': ($n, $n), }";
     my $len = length($dict) + 1;
     $len += (64 - (10 + $len) % 64) % 64;
     open my $f, '>:raw', $path or die "$path: $!";
     print $f "\x93NUMPY\x01\x00", pack('v', $len), $dict, ' ' x ($len - length($dict) - 1), "\n";
-    print $f pack('f<*', @$_) for @rows;
+    print $f pack($pack, @$_) for @rows;
     close $f;
 }
 
