@@ -37,7 +37,8 @@ The expressions can use the functions below (all figures of the main device unle
   another GPU's file, "NVIDIA H200"; comm "nccl" or "copy" and grid pick among a run's rows),
   experiment(name, column, **match) (a step's own experiment, results/<device>-<name>.csv:
   experiment("step15-time-split", "kernel_ms", variant="as it is", n=4096)),
-  steps_in_class(chapter, precision) (a chapter's steps of one precision class: "12, 14-16, 18-19"),
+  steps_in_class(chapter, precision, compensated=None) (a chapter's steps of one precision class, chapter
+  None for all: "12, 14-16, 18-19"), references_in_class(precision) ("cuBLAS SGEMM, CUTLASS 3xTF32"),
   mgpu_eff(algo, n, gpus, panel=8192, run, device, comm, grid) (parallel efficiency against the
   same run's one-GPU SGEMM, scaled by n^3 where one GPU did not run that n), and min, max, abs, round; and the
   functions the steps declare (their experiments.json's "prose", in their folders' Python, each
@@ -219,7 +220,7 @@ class Results:
             "test_ratio": self.test_ratio,
             "test_time": self.test_time,
             "steps": steps_of,
-            "steps_in_class": steps_in_class,
+            "steps_in_class": steps_in_class, "references_in_class": references_in_class,
             "art": lambda p, column: float(self.find("article_8800gt.csv", "the article", program=p)[column]),
             "min": min, "max": max, "abs": abs, "round": round,
         }
@@ -234,11 +235,13 @@ def steps_of(chapter):
     return numbers[0] if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
 
 
-def steps_in_class(chapter, precision):
-    """A chapter's steps of one precision class as prose writes them, from what the steps declare:
-    runs of consecutive steps joined, "12, 14-16, 18-19"."""
+def steps_in_class(chapter, precision, compensated=None):
+    """Steps of one precision class as prose writes them, from what the steps declare: runs of
+    consecutive steps joined, "12, 14-16, 18-19"; of one chapter (None: every chapter), and with
+    compensated 0 or 1 only those that do (not) compensate (the Kahan steps' class)."""
     numbers = [int(s[4:]) for s in ladder.STEPS
-               if ladder.chapter_of(s) == chapter and ladder.PROGRAMS[s]["precision"] == precision]
+               if (chapter is None or ladder.chapter_of(s) == chapter) and ladder.PROGRAMS[s]["precision"] == precision
+               and (compensated is None or int(ladder.PROGRAMS[s]["compensated"]) == compensated)]
     if not numbers:
         raise KeyError(f"no {precision} steps in chapter '{chapter}'")
     runs = []
@@ -248,6 +251,16 @@ def steps_in_class(chapter, precision):
         else:
             runs.append([x, x])
     return ", ".join(f"{a:02d}" if a == b else f"{a:02d}-{b:02d}" for a, b in runs)
+
+
+def references_in_class(precision):
+    """The references' rows of one precision class, by their names in charts ("cuBLAS SGEMM,
+    CUTLASS 3xTF32"), from what the programs declare (results/programs.csv)."""
+    rows = [ladder.label(r) for r, d in ladder.PROGRAMS.items()
+            if d["chapter"] == "reference" and d["precision"] == precision]
+    if not rows:
+        raise KeyError(f"no {precision} references")
+    return ", ".join(rows)
 
 
 def gpu_fields(results_dir, device):
