@@ -10,6 +10,65 @@
 
 #define CLUSTER 2   /* the products' blocks, in clusters of two along M sharing Bt's tile */
 
+/* One work item's loads, by the producers' warp (the whole warp walks the loop, to meet the
+ * cluster barrier together; thread 0 issues): modulus l's A tile at row m0, and the block's half of
+ * the cluster's Bt tile at column n0, multicast to both blocks, a stage per BK of k. it: the stage
+ * ring's count, run on across items. */
+__device__ static __forceinline__ void load_item(const CUtensorMap *a_map, const CUtensorMap *bt_half_map,
+                                                 unsigned char *smem, uint64_t *full, uint64_t *empty, int l,
+                                                 int padded, int m0, int n0, int rank, bool issuer, int *it)
+{
+    for (int kt = 0; kt < padded / BK; kt++, (*it)++) {
+        const int s = *it % STAGES;
+        schedule_wait_empty(empty, *it, STAGES);
+        if (!issuer)
+            continue;
+        unsigned char *stage = smem + s * STAGE_BYTES;
+        mbarrier_arrive_expect_tx(&full[s], STAGE_BYTES);
+        cp_async_bulk_tensor_2d_global_to_shared(stage, a_map, l * padded + m0, kt * BK, &full[s]);
+        schedule_load_shared(stage + BM * BK, bt_half_map, l * padded + n0, BN, kt * BK, BN * BK, &full[s], rank,
+                             CLUSTER);
+    }
+}
+
+/* One work item's sums, by a consumer warpgroup: acc = its 64 rows of the tile times Bt's, over k,
+ * each stage released to both blocks' producers as soon as the next one's products are issued. */
+__device__ static __forceinline__ void multiply_item(int acc[BN / 2], const unsigned char *smem, uint64_t *full,
+                                                     uint64_t *empty, int consumer, int padded, int *it)
+{
+    for (int kt = 0; kt < padded / BK; kt++, (*it)++) {
+        schedule_wait_full(full, *it, STAGES);
+        const unsigned char *stage = smem + *it % STAGES * STAGE_BYTES;
+        const uint64_t desc_a = wgmma_desc_k_sw128(stage + consumer * 64 * BK);
+        const uint64_t desc_b = wgmma_desc_k_sw128(stage + BM * BK);
+        wgmma_fence();
+        for (int ks = 0; ks < BK / KSTEP; ks++)
+            wgmma_m64n256k32_s8(acc, desc_a + 2 * ks, desc_b + 2 * ks, kt > 0 || ks > 0);
+        wgmma_commit_group();
+        wgmma_wait_group<1>();
+        if (kt > 0)
+            schedule_release(empty, *it - 1, STAGES, CLUSTER);
+    }
+    wgmma_wait_group<0>();
+    schedule_release(empty, *it - 1, STAGES, CLUSTER);
+    for (int i = 0; i < BN / 2; i++)
+        wgmma_fence_operand_int(&acc[i]);
+}
+
+/* The sums mod p as bytes in [0, p), laid out as step 16's: the thread's elements start at out
+ * (its row, its first column); acc[i ... i + 3] are two neighbours, then the two 8 rows below. */
+__device__ static __forceinline__ void store_residues(const int acc[BN / 2], int p, uint32_t magic, uint8_t *out,
+                                                      int padded)
+{
+    for (int i = 0; i < BN / 2; i += 4) {
+        int v[4];
+        for (int q = 0; q < 4; q++)
+            v[q] = ozaki_mod(acc[i + q], p, magic);
+        *(uchar2 *)(out + 8 * (i / 4)) = make_uchar2((unsigned char)v[0], (unsigned char)v[1]);
+        *(uchar2 *)(out + 8 * (size_t)padded + 8 * (i / 4)) = make_uchar2((unsigned char)v[2], (unsigned char)v[3]);
+    }
+}
+
 /* 3. The moduli's products on step 17's schedule: one block per SM for the whole run, in clusters
  * of two blocks one above the other; work item t is modulus t / per_plane and cluster tile
  * t % per_plane (bands of GROUP_M cluster rows walked column after column); each block loads its A
@@ -24,7 +83,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     unsigned char *smem = smem_raw + ((1024 - ((unsigned)__cvta_generic_to_shared(smem_raw) & 1023)) & 1023);
     uint64_t *full = (uint64_t *)(smem + STAGES * STAGE_BYTES);
     uint64_t *empty = full + STAGES;
-    const int warpgroup = threadIdx.x / 128, kt_count = padded / BK;
+    const int warpgroup = threadIdx.x / 128;
     const int rank = (int)cluster_ctarank(), cluster = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
     const int rows = padded / (BM * CLUSTER), cols = padded / BN, per_plane = rows * cols;
     const int items = per_plane * plan.count;
@@ -33,7 +92,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
 
     if (warpgroup == 0) {
         setmaxnreg_dec<40>();
-        if (threadIdx.x < 32) { /* the whole warp walks the loop, to meet the cluster barrier together */
+        if (threadIdx.x < 32) {
             const bool issuer = threadIdx.x == 0;
             if (issuer) {
                 prefetch_tensormap(&a_map);
@@ -41,21 +100,10 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             }
             int it = 0;
             for (int t = cluster; t < items; t += clusters) {
-                const int l = t / per_plane;
                 int row, col;
                 banded_tile(t % per_plane, GROUP_M, rows, cols, &row, &col);
-                const int m0 = (row * CLUSTER + rank) * BM, n0 = col * BN;
-                for (int kt = 0; kt < kt_count; kt++, it++) {
-                    const int s = it % STAGES;
-                    schedule_wait_empty(empty, it, STAGES);
-                    if (!issuer)
-                        continue;
-                    unsigned char *stage = smem + s * STAGE_BYTES;
-                    mbarrier_arrive_expect_tx(&full[s], STAGE_BYTES);
-                    cp_async_bulk_tensor_2d_global_to_shared(stage, &a_map, l * padded + m0, kt * BK, &full[s]);
-                    schedule_load_shared(stage + BM * BK, &bt_half_map, l * padded + n0, BN, kt * BK, BN * BK,
-                                         &full[s], rank, CLUSTER);
-                }
+                load_item(&a_map, &bt_half_map, smem, full, empty, t / per_plane, padded,
+                          (row * CLUSTER + rank) * BM, col * BN, rank, issuer, &it);
             }
             __syncwarp();
         }
@@ -69,36 +117,10 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             const int l = t / per_plane;
             int row_tile, col_tile;
             banded_tile(t % per_plane, GROUP_M, rows, cols, &row_tile, &col_tile);
-            const int m0 = (row_tile * CLUSTER + rank) * BM, n0 = col_tile * BN;
-            for (int kt = 0; kt < kt_count; kt++, it++) {
-                schedule_wait_full(full, it, STAGES);
-                const unsigned char *stage = smem + it % STAGES * STAGE_BYTES;
-                const uint64_t desc_a = wgmma_desc_k_sw128(stage + consumer * 64 * BK);
-                const uint64_t desc_b = wgmma_desc_k_sw128(stage + BM * BK);
-                wgmma_fence();
-                for (int ks = 0; ks < BK / KSTEP; ks++)
-                    wgmma_m64n256k32_s8(acc, desc_a + 2 * ks, desc_b + 2 * ks, kt > 0 || ks > 0);
-                wgmma_commit_group();
-                wgmma_wait_group<1>();
-                if (kt > 0)
-                    schedule_release(empty, it - 1, STAGES, CLUSTER);
-            }
-            wgmma_wait_group<0>();
-            schedule_release(empty, it - 1, STAGES, CLUSTER);
-            for (int i = 0; i < BN / 2; i++)
-                wgmma_fence_operand_int(&acc[i]);
-            const int p = plan.p[l];
-            const uint32_t magic = plan.magic[l];
-            const int row = m0 + consumer * 64 + warp * 16 + lane / 4, col = n0 + 2 * (lane % 4);
-            uint8_t *out = r + l * plane + (size_t)row * padded + col;
-            for (int i = 0; i < BN / 2; i += 4) {
-                int v[4];
-                for (int q = 0; q < 4; q++)
-                    v[q] = ozaki_mod(acc[i + q], p, magic);
-                *(uchar2 *)(out + 8 * (i / 4)) = make_uchar2((unsigned char)v[0], (unsigned char)v[1]);
-                *(uchar2 *)(out + 8 * (size_t)padded + 8 * (i / 4)) =
-                    make_uchar2((unsigned char)v[2], (unsigned char)v[3]);
-            }
+            multiply_item(acc, smem, full, empty, consumer, padded, &it);
+            const int row = (row_tile * CLUSTER + rank) * BM + consumer * 64 + warp * 16 + lane / 4;
+            const int col = col_tile * BN + 2 * (lane % 4);
+            store_residues(acc, plan.p[l], plan.magic[l], r + l * plane + (size_t)row * padded + col, padded);
         }
     }
     schedule_finish();

@@ -4,7 +4,8 @@ the other at each size and input family: results/<device>-crossover.csv, each pr
 counted over SGEMM's of the same size and family) as a table and a chart, its rows for the README's
 numbers, and the kernels of one launch under ncu
 (results/<device>-step19-passes.csv: step 18's and the step's, with the copy ceiling of the same
-call). The step is this folder's: a copy reports on itself. Each function gets the repository's
+call), and the sweep epilogue (results/<device>-epilogue.csv: the step beside its build variant with the
+remainder theorem in the products' epilogue, and SGEMM). The step is this folder's: a copy reports on itself. Each function gets the repository's
 shared helpers first (shared: scripts/for_steps.py).
 """
 import glob
@@ -136,6 +137,51 @@ def crossover_chart(shared, results_dir, out):
                      fontsize=11)
         fig.tight_layout()
         save(fig, out, "crossover_" + slug)
+
+
+def epilogue(shared, results, n, dist="uniform", fused=0, column="speedup"):
+    """epilogue(n, dist="uniform", fused=0, column="speedup"): a row of the sweep epilogue
+    (results/<device>-epilogue.csv): the step as built (fused=0) or its variant with the remainder
+    theorem in the products' epilogue (fused=1); "speedup" is its speed over SGEMM's there, two
+    decimals; any other column as recorded (a number, or the verdict for "status")."""
+    name = f"{RECORDED}-epilogue.csv"
+    row = results.find(name, "the epilogue sweep", program=STEP, n=n, dist=dist, epilogue="1" if fused else "")
+    if column == "speedup":
+        sgemm = results.find(name, "the epilogue sweep", program="cublas", n=n, dist=dist)
+        return round(float(row["gflops"]) / float(sgemm["gflops"]), 2)
+    return row[column] if column == "status" else float(row[column])
+
+
+def epilogue_table(shared, results_dir):
+    """Per device: the step with its remainder-theorem pass and with the remainder theorem in the
+    products' epilogue, each as a multiple of SGEMM at each n and family, and the variant's time
+    over the step's."""
+    parts = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "*-epilogue.csv"))):
+        rows = shared.read_results(path)
+        get = {(r["program"], r.get("epilogue", ""), r["n"], r["dist"]): r for r in rows}
+        body = []
+        for dist in ("uniform", "wide"):
+            for n in sorted({int(r["n"]) for r in rows if r["dist"] == dist}):
+                sg, own, fused = (get.get((p, v, str(n), dist)) for p, v in
+                                  (("cublas", ""), (STEP, ""), (STEP, "1")))
+                if not (sg and own and fused):
+                    continue
+                x = [float(r["gflops"]) / float(sg["gflops"]) for r in (own, fused)]
+                body.append([dist, str(n), shared.f(float(sg["gflops"]) / 1e3, 1)]
+                            + [shared.f(v, 2) + ("" if r["status"] == "pass" else " FAIL")
+                               for v, r in zip(x, (own, fused))]
+                            + [shared.f(float(fused["kernel_ms"]) / float(own["kernel_ms"]), 2)])
+        if not body:
+            continue
+        dates = ", ".join(sorted({r["date"][:10] for r in rows}))
+        parts.append(f"**{rows[0]['device']}** (measured {dates}, one run: the three programs one after the other "
+                     "at each size; kernel time, median of 10; speeds over cuBLAS SGEMM's)\n\n"
+                     + shared.table(["inputs", "n", "SGEMM, TFLOPS", "step 19 (its own pass)",
+                                     "the remainder theorem in the epilogue", "time, epilogue / own pass"], body))
+    if not parts:
+        return f"No run of the epilogue sweep is recorded yet: `make sweep STEP={STEP[4:]} NAME=epilogue` on a GPU measures it."
+    return "\n\n".join(parts)
 
 
 # The passes of one launch, step 18's kernels beside the step's that replace them.

@@ -320,6 +320,109 @@ __global__ static void __launch_bounds__(THREADS, 1)
     }
 }
 
+/* A build variant (make sweep STEP=19 NAME=epilogue; EPILOGUE_RECONSTRUCTION=1): the remainder
+ * theorem in the products' epilogue, with no pass of its own. A cluster walks its tiles one at a
+ * time, and each tile through all the moduli in turn; the first seven moduli's sums go out as
+ * bytes as in step 18, and after the last the same thread reads its own seven bytes back (from L2,
+ * where they were written moments before) and writes C. Same sums, same order: C is the step's,
+ * bit for bit. The cost: a wave of tiles is now eight items long, so the last, partly filled wave
+ * weighs eight times more, and the tensor cores wait while the epilogue reconstructs. */
+#ifndef EPILOGUE_RECONSTRUCTION
+#define EPILOGUE_RECONSTRUCTION 0
+#endif
+
+/* The epilogue of a tile's last modulus: its sums mod p_last, the other moduli's bytes from r, each
+ * element's sums in reconstruct64's order, C where it lies inside n x n. */
+__device__ static __forceinline__ void reconstruct_tile(const int acc[BN / 2], const uint8_t *from, size_t plane,
+                                                        int row, int col, int n, int padded, const unsigned *row_max,
+                                                        const unsigned *col_max, const struct recon64 &rc,
+                                                        int p_last, uint32_t magic_last, int shift, float *c,
+                                                        size_t ldc)
+{
+    int e_row[2];
+    for (int h = 0; h < 2; h++)
+        e_row[h] = row + 8 * h < n ? line_exponent(row_max[row + 8 * h]) - shift : 0;
+#pragma unroll
+    for (int i = 0; i < BN / 2; i += 4) { /* unrolled: acc stays in registers */
+        const int j = col + 8 * (i / 4);
+        uint32_t bytes[2][RECON_COUNT]; /* [row half][modulus]: two neighbours each, in the low half-word */
+#pragma unroll
+        for (int l = 0; l < RECON_COUNT - 1; l++)
+            for (int h = 0; h < 2; h++)
+                bytes[h][l] = *(const uint16_t *)(from + l * plane + 8 * (size_t)padded * h + 8 * (i / 4));
+        for (int h = 0; h < 2; h++)
+            bytes[h][RECON_COUNT - 1] = (uint32_t)ozaki_mod(acc[i + 2 * h], p_last, magic_last) |
+                                        (uint32_t)ozaki_mod(acc[i + 2 * h + 1], p_last, magic_last) << 8;
+        for (int q = 0; q < 2; q++) {
+            const int e_col = j + q < n ? line_exponent(col_max[j + q]) : 0;
+            for (int h = 0; h < 2; h++) {
+                double f = 0.0;
+                uint64_t y = 0;
+#pragma unroll
+                for (int l = 0; l < RECON_COUNT; l++)
+                    recon64_add(&rc, l, bytes[h][l] >> 8 * q & 0xffu, &f, &y);
+                const float out = recon64_finish(&rc, f, y, e_row[h] + e_col);
+                if (row + 8 * h < n && j + q < n)
+                    c[(size_t)(row + 8 * h) * ldc + j + q] = out;
+            }
+        }
+    }
+}
+
+/* moduli_products with that walk and that epilogue (for plans with RECON_COUNT moduli: recon_fast). */
+__global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
+    products_reconstructed(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap bt_half_map,
+                           uint8_t *r, int padded, int n, const struct ozaki_plan plan, const struct recon64 rc,
+                           int shift, const unsigned *row_max, const unsigned *col_max, float *c, size_t ldc)
+{
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char *smem = smem_raw + ((1024 - ((unsigned)__cvta_generic_to_shared(smem_raw) & 1023)) & 1023);
+    uint64_t *full = (uint64_t *)(smem + STAGES * STAGE_BYTES);
+    uint64_t *empty = full + STAGES;
+    const int warpgroup = threadIdx.x / 128;
+    const int rank = (int)cluster_ctarank(), cluster = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+    const int rows = padded / (BM * CLUSTER), cols = padded / BN, tiles = rows * cols;
+
+    schedule_init(full, empty, STAGES, CONSUMERS * CLUSTER);
+
+    if (warpgroup == 0) {
+        setmaxnreg_dec<40>();
+        if (threadIdx.x < 32) {
+            const bool issuer = threadIdx.x == 0;
+            int it = 0;
+            for (int t = cluster; t < tiles; t += clusters) {
+                int row, col;
+                banded_tile(t, GROUP_M, rows, cols, &row, &col);
+                for (int l = 0; l < RECON_COUNT; l++)
+                    load_item(&a_map, &bt_half_map, smem, full, empty, l, padded, (row * CLUSTER + rank) * BM,
+                              col * BN, rank, issuer, &it);
+            }
+            __syncwarp();
+        }
+    } else {
+        setmaxnreg_inc<232>();
+        const int consumer = warpgroup - 1, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+        const size_t plane = (size_t)padded * padded;
+        int acc[BN / 2];
+        int it = 0;
+        for (int t = cluster; t < tiles; t += clusters) {
+            int row_tile, col_tile;
+            banded_tile(t, GROUP_M, rows, cols, &row_tile, &col_tile);
+            const int row = (row_tile * CLUSTER + rank) * BM + consumer * 64 + warp * 16 + lane / 4;
+            const int col = col_tile * BN + 2 * (lane % 4);
+            uint8_t *out = r + (size_t)row * padded + col;
+            for (int l = 0; l < RECON_COUNT - 1; l++) {
+                multiply_item(acc, smem, full, empty, consumer, padded, &it);
+                store_residues(acc, plan.p[l], plan.magic[l], out + l * plane, padded);
+            }
+            multiply_item(acc, smem, full, empty, consumer, padded, &it);
+            reconstruct_tile(acc, out, plane, row, col, n, padded, row_max, col_max, rc, plan.p[RECON_COUNT - 1],
+                             plan.magic[RECON_COUNT - 1], shift, c, ldc);
+        }
+    }
+    schedule_finish();
+}
+
 /* What setup builds for the launches: step 18's (step 16's plan and maps, the half-tile map of Bt,
  * the clusters), the splits of A's and Bt's scaled values, the 64-bit remainder theorem's
  * constants, and which of this step's kernels the plan allows. */
@@ -343,6 +446,8 @@ static void setup(struct step_run *run)
     encode(&state->bt_half_map, workspace_of(run->workspace, padded).rbt, PLANES * padded, padded, BN / CLUSTER);
     CUDA_CHECK(cudaFuncSetAttribute(moduli_products, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
     CUDA_CHECK(cudaFuncSetAttribute(check_products, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
+    if (EPILOGUE_RECONSTRUCTION)
+        CUDA_CHECK(cudaFuncSetAttribute(products_reconstructed, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
     CUDA_CHECK(cudaFuncSetAttribute(a_pass<MAX_MODULI>, cudaFuncAttributeMaxDynamicSharedMemorySize, A_KEPT * 4));
     CUDA_CHECK(cudaFuncSetAttribute(a_pass<LONG_COUNT>, cudaFuncAttributeMaxDynamicSharedMemorySize, A_KEPT * 4));
     CUDA_CHECK(cudaFuncSetAttribute(bt_pass<MAX_MODULI>, cudaFuncAttributeMaxDynamicSharedMemorySize, BT_PASS_SMEM));
@@ -404,7 +509,9 @@ static void passes_after_products(const struct step_run *run, const struct step_
     const int tiles = (padded / BM) * (padded / BN);
     check_products<<<tiles < state->sms ? tiles : state->sms, THREADS, SMEM>>>(state->ozaki.maps[0],
                                                                               state->ozaki.maps[1], padded, check);
-    if (state->recon_fast)
+    if (state->recon_fast && EPILOGUE_RECONSTRUCTION)
+        ; /* done in the products' epilogue */
+    else if (state->recon_fast)
         reconstruct_fast<<<dim3((n + RECON_THREADS * RECON_RUN - 1) / (RECON_THREADS * RECON_RUN), n), RECON_THREADS>>>(w.r, padded, n, w.row_max, w.col_max, state->recon,
                                                               plan->alpha + plan->beta, m->c, m->ldc);
     else
@@ -422,8 +529,18 @@ static void launch(const struct step_run *run)
     const int padded = run->mats.padded;
     const int items = (padded / (BM * CLUSTER)) * (padded / BN) * state->ozaki.plan.count;
     passes_before_products(run, state);
-    moduli_products<<<schedule_blocks(state->clusters, items, CLUSTER), THREADS, SMEM>>>(
-        state->ozaki.maps[0], state->bt_half_map, workspace_of(run->workspace, padded).r, padded, state->ozaki.plan);
+    if (state->recon_fast && EPILOGUE_RECONSTRUCTION) {
+        const struct dev_mats *m = &run->mats;
+        const struct workspace w = workspace_of(run->workspace, padded);
+        const struct ozaki_plan *plan = &state->ozaki.plan;
+        products_reconstructed<<<schedule_blocks(state->clusters, items / plan->count, CLUSTER), THREADS, SMEM>>>(
+            state->ozaki.maps[0], state->bt_half_map, w.r, padded, m->n, *plan, state->recon,
+            plan->alpha + plan->beta, w.row_max, w.col_max, m->c, m->ldc);
+    } else {
+        moduli_products<<<schedule_blocks(state->clusters, items, CLUSTER), THREADS, SMEM>>>(
+            state->ozaki.maps[0], state->bt_half_map, workspace_of(run->workspace, padded).r, padded,
+            state->ozaki.plan);
+    }
     passes_after_products(run, state);
 }
 
