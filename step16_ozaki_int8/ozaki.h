@@ -114,8 +114,10 @@ OZAKI_HD int64_t ozaki_scaled(float x, int shift)
 }
 
 /* The moduli, pairwise coprime, each at most 256 so that a symmetric residue fits INT8; the
- * largest first: P grows by almost 8 bits with each. A function, not a table, so that a
- * kernel's loop over l, unrolled, divides by constants (a multiplication and a shift each). */
+ * largest first: P grows by almost 8 bits with each (each the largest number coprime to those
+ * before it). A function, not a table, so that a kernel's loop over l, unrolled, divides by
+ * constants (a multiplication and a shift each). FP32 takes the first OZAKI_MAX_MODULI; step 20
+ * (FP64) all 20. */
 OZAKI_HD int ozaki_modulus(int l)
 {
     switch (l) {
@@ -132,14 +134,29 @@ OZAKI_HD int ozaki_modulus(int l)
     case 10: return 223;
     case 11: return 217;
     case 12: return 211;
-    default: return 199;
+    case 13: return 199;
+    case 14: return 197;
+    case 15: return 193;
+    case 16: return 191;
+    case 17: return 181;
+    case 18: return 179;
+    default: return 173;
     }
 }
 
+/* m^-1 mod p (m coprime to p): p is at most 256, so trying 1, 2, 3 ... is quick and plain. */
+static inline int ozaki_inverse(int m, int p)
+{
+    int y = 1;
+    while ((m * y) % p != 1)
+        y++;
+    return y;
+}
+
 /* v mod p as the symmetric residue: -128 ... 127 for p = 256, -(p - 1) / 2 ... (p - 1) / 2 for
- * odd p. |v| < 2^53 in two 32-bit halves, |v| = hi 2^32 + lo: |v| mod p = ((hi mod p)
- * (2^32 mod p) + lo mod p) mod p, every term below 2^17, so 32-bit arithmetic is exact (a
- * 64-bit remainder is a long subroutine on a GPU). */
+ * odd p. |v| (below 2^53 here, 2^62 in step 20) in two 32-bit halves, |v| = hi 2^32 + lo: |v| mod p
+ * = ((hi mod p) (2^32 mod p) + lo mod p) mod p, every term below 2^17, so 32-bit arithmetic is exact
+ * (a 64-bit remainder is a long subroutine on a GPU). */
 OZAKI_HD int ozaki_residue(int64_t v, int p)
 {
     const uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
@@ -334,14 +351,21 @@ OZAKI_HD float ozaki_reconstruct_limbs(const struct ozaki_plan *plan, const int 
  * element rounded to 0 loses itself). big = 0 (no nonzero): 0. */
 #define OZAKI_UNIT_ROUNDOFF 0x1p-24 /* u, FP32's unit roundoff */
 
+/* The rule from exponents, for any type (step 20 takes it for FP64): e, big's; low = floor(log2 small);
+ * last, the exponent of small's last bit. */
+OZAKI_HD double ozaki_span_rho_of(int e, int low, int last, int bits)
+{
+    if (last >= e - bits)
+        return 0.0;
+    return e - 1 - low >= bits ? 1.0 : ozaki_pow2(e - 1 - low - bits);
+}
+
 OZAKI_HD double ozaki_span_rho(float big, float small, int bits)
 {
     if (!(big > 0.0f) || !(small < INFINITY))
         return 0.0;
     const int e = ozaki_exponent(big), low = ozaki_exponent(small) - 1; /* low = floor(log2 small) */
-    if ((low - 23 > -149 ? low - 23 : -149) >= e - bits)
-        return 0.0;
-    return e - 1 - low >= bits ? 1.0 : ozaki_pow2(e - 1 - low - bits);
+    return ozaki_span_rho_of(e, low, low - 23 > -149 ? low - 23 : -149, bits);
 }
 
 /* The condition (R) for a row with rho_a and a column with rho_b: every element of C they make is
@@ -460,6 +484,16 @@ OZAKI_HD double ozaki_span_limit(double rho_a, double bound)
     return 0.0;
 }
 
+/* alpha + beta = s split evenly, beta taking the odd bit: 0, or -1 where s < 2 (no bits left for k). */
+static inline int ozaki_split_bits(int s, int *alpha, int *beta)
+{
+    if (s < 2)
+        return -1;
+    *alpha = s / 2;
+    *beta = s - s / 2;
+    return 0;
+}
+
 /* The plan for `count` moduli and sums of k products: P and the q_l, then alpha + beta as large
  * as k 2^(alpha + beta) < P / 2 allows, split evenly (beta takes the odd bit). Returns 0, or -1
  * when count is out of 1 ... OZAKI_MAX_MODULI or no bits are left for k (k too long for P). */
@@ -474,11 +508,7 @@ static inline int ozaki_plan_make(int count, int k, struct ozaki_plan *plan)
     for (int l = 0; l < count; l++) {
         const int p = ozaki_modulus(l);
         const ozaki_u128 M = P / (ozaki_u128)p;
-        const int m = (int)(M % (ozaki_u128)p);
-        int y = 1; /* M^-1 mod p: p is at most 256, so a search is quick and plain */
-        while ((m * y) % p != 1)
-            y++;
-        const ozaki_u128 q = M * (ozaki_u128)y % P;
+        const ozaki_u128 q = M * (ozaki_u128)ozaki_inverse((int)(M % (ozaki_u128)p), p) % P;
         plan->p[l] = p;
         plan->magic[l] = ozaki_mod_magic(p);
         plan->q_lo[l] = (uint64_t)q;
@@ -497,11 +527,7 @@ static inline int ozaki_plan_make(int count, int k, struct ozaki_plan *plan)
     int s = -1;
     while (s < OZAKI_MAX_BITS && ((ozaki_u128)k << (s + 2)) < P)
         s++;
-    if (s < 2)
-        return -1;
-    plan->alpha = s / 2;
-    plan->beta = s - s / 2;
-    return 0;
+    return ozaki_split_bits(s, &plan->alpha, &plan->beta);
 }
 
 #endif

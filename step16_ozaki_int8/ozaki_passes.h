@@ -770,7 +770,7 @@ static struct workspace workspace_of(void *base, int padded)
     return w;
 }
 
-static size_t workspace_bytes(int padded, const struct step_config *config)
+static inline size_t workspace_bytes(int padded, const struct step_config *config)
 {
     (void)config;
     return 3 * (size_t)PLANES * padded * padded + sizeof(double) * doubles(padded) + zeroed_bytes(padded);
@@ -788,7 +788,7 @@ struct ozaki_state {
 
 /* The setup of every pass here: the sizes a run can take, the plan, the maps; the check's product
  * and the residues of Bt opted into their shared memory. The step opts its own products in. */
-static void ozaki_setup(const struct step_run *run, struct ozaki_state *state)
+static inline void ozaki_setup(const struct step_run *run, struct ozaki_state *state)
 {
     static_assert(MAX_MODULI >= 2 && MAX_MODULI <= OZAKI_MAX_MODULI, "2 ... 14 moduli (ozaki.h)");
     static_assert(OZAKI_DEFAULT_MODULI_LONG <= OZAKI_DEFAULT_MODULI_SHORT, "the default's most is its short sums'");
@@ -882,7 +882,7 @@ static inline void ozaki_passes_after_products(const struct step_run *run, const
 
 /* The run report's line: how many rows and columns the span condition sent to the check, and how
  * many elements the check refused. */
-static void ozaki_report(const struct step_run *run, const struct ozaki_state *state, char *line, size_t size)
+static inline void ozaki_report(const struct step_run *run, const struct ozaki_state *state, char *line, size_t size)
 {
     const struct workspace w = workspace_of(run->workspace, run->mats.padded);
     struct check_counts counts;

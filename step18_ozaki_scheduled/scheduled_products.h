@@ -10,6 +10,25 @@
 
 #define CLUSTER 2   /* the products' blocks, in clusters of two along M sharing Bt's tile */
 
+/* What the products need of a plan: the moduli and their remainders' magic numbers. Up to 20, so
+ * that a plan with more moduli than step 16's FP32 plan holds (FP64's) takes the same kernel. */
+#define PRODUCT_MAX_MODULI 20
+struct product_moduli {
+    int count;
+    int p[PRODUCT_MAX_MODULI];
+    uint32_t magic[PRODUCT_MAX_MODULI];
+};
+
+static inline struct product_moduli product_moduli_of(int count, const int *p, const uint32_t *magic)
+{
+    struct product_moduli m;
+    memset(&m, 0, sizeof m);
+    m.count = count;
+    for (int l = 0; l < count && l < PRODUCT_MAX_MODULI; l++)
+        m.p[l] = p[l], m.magic[l] = magic[l];
+    return m;
+}
+
 /* One work item's loads, by the producers' warp (the whole warp walks the loop, to meet the
  * cluster barrier together; thread 0 issues): modulus l's A tile at row m0, and the block's half of
  * the cluster's Bt tile at column n0, multicast to both blocks, a stage per BK of k. it: the stage
@@ -77,7 +96,7 @@ __device__ static __forceinline__ void store_residues(const int acc[BN / 2], int
  * [0, p), laid out as step 16's. */
 __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     moduli_products(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap bt_half_map,
-                    uint8_t *r, int padded, const struct ozaki_plan plan)
+                    uint8_t *r, int padded, const struct product_moduli moduli)
 {
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = smem_raw + ((1024 - ((unsigned)__cvta_generic_to_shared(smem_raw) & 1023)) & 1023);
@@ -86,7 +105,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     const int warpgroup = threadIdx.x / 128;
     const int rank = (int)cluster_ctarank(), cluster = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
     const int rows = padded / (BM * CLUSTER), cols = padded / BN, per_plane = rows * cols;
-    const int items = per_plane * plan.count;
+    const int items = per_plane * moduli.count;
 
     schedule_init(full, empty, STAGES, CONSUMERS * CLUSTER);
 
@@ -120,7 +139,7 @@ __global__ static void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             multiply_item(acc, smem, full, empty, consumer, padded, &it);
             const int row = (row_tile * CLUSTER + rank) * BM + consumer * 64 + warp * 16 + lane / 4;
             const int col = col_tile * BN + 2 * (lane % 4);
-            store_residues(acc, plan.p[l], plan.magic[l], r + l * plane + (size_t)row * padded + col, padded);
+            store_residues(acc, moduli.p[l], moduli.magic[l], r + l * plane + (size_t)row * padded + col, padded);
         }
     }
     schedule_finish();

@@ -50,7 +50,8 @@ static void launch(const struct step_run *run)
     const int items = (padded / (BM * CLUSTER)) * (padded / BN) * state->ozaki.plan.count;
     ozaki_passes_before_products(run, &state->ozaki);
     moduli_products<<<schedule_blocks(state->clusters, items, CLUSTER), THREADS, SMEM>>>(
-        state->ozaki.maps[0], state->bt_half_map, workspace_of(run->workspace, padded).r, padded, state->ozaki.plan);
+        state->ozaki.maps[0], state->bt_half_map, workspace_of(run->workspace, padded).r, padded,
+        product_moduli_of(state->ozaki.plan.count, state->ozaki.plan.p, state->ozaki.plan.magic));
     ozaki_passes_after_products(run, &state->ozaki);
 }
 

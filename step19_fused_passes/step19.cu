@@ -539,7 +539,7 @@ static void launch(const struct step_run *run)
     } else {
         moduli_products<<<schedule_blocks(state->clusters, items, CLUSTER), THREADS, SMEM>>>(
             state->ozaki.maps[0], state->bt_half_map, workspace_of(run->workspace, padded).r, padded,
-            state->ozaki.plan);
+            product_moduli_of(state->ozaki.plan.count, state->ozaki.plan.p, state->ozaki.plan.magic));
     }
     passes_after_products(run, state);
 }

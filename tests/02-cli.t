@@ -43,7 +43,7 @@ my @bad = (
     [['--load', 'obj/cli_npy/ok', '-n', '6'], qr/-n 6, but 'obj\/cli_npy\/ok' holds 5 x 5/, '-n disagreeing with --load'],
     [['--load', 'obj/cli_npy/mismatch'], qr/a.npy is 5 x 5 but b.npy is 4 x 4/, 'a.npy and b.npy of different sizes'],
     [['--load', 'obj/cli_npy/truncated'], qr/truncated: shape \(5, 5\) needs 100 bytes of data, the file has 97/, 'a truncated .npy'],
-    [['--load', 'obj/cli_npy/float64'], qr/dtype '<f8', expected float32/, 'a float64 .npy'],
+    [['--load', 'obj/cli_npy/wrongtype'], qr/dtype '<f8', expected float32/, 'a float64 .npy'],
     [['--load', 'obj/cli_npy/notnpy'], qr/not a .npy file/, 'a file that is not .npy'],
     [['--load', 'obj/cli_npy/fortran'], qr/Fortran order/, 'a Fortran-order .npy'],
     [['--load', 'obj/cli_npy/rect'], qr/it is 5 x 4, the programs multiply square matrices/, 'a non-square matrix'],
@@ -68,20 +68,47 @@ sub npy_bytes {
     $len += (64 - (10 + $len) % 64) % 64;
     return "\x93NUMPY\x01\x00" . pack('v', $len) . $dict . ' ' x ($len - length($dict) - 1) . "\n" . $data;
 }
-my $five = pack('f<*', (1.5) x 25);
-for my $case ([ok => npy_bytes('<f4', 'False', '(5, 5)', $five), npy_bytes('<f4', 'False', '(5, 5)', $five)],
-              [mismatch => npy_bytes('<f4', 'False', '(5, 5)', $five), npy_bytes('<f4', 'False', '(4, 4)', pack('f<*', (1) x 16))],
-              [truncated => npy_bytes('<f4', 'False', '(5, 5)', substr($five, 0, 97)), npy_bytes('<f4', 'False', '(5, 5)', $five)],
-              [float64 => npy_bytes('<f8', 'False', '(5, 5)', pack('d<*', (1) x 25)), npy_bytes('<f4', 'False', '(5, 5)', $five)],
-              [notnpy => "a,b\n1,2\n", npy_bytes('<f4', 'False', '(5, 5)', $five)],
-              [fortran => npy_bytes('<f4', 'True', '(5, 5)', $five), npy_bytes('<f4', 'False', '(5, 5)', $five)],
-              [rect => npy_bytes('<f4', 'False', '(5, 4)', substr($five, 0, 80)), npy_bytes('<f4', 'False', '(5, 5)', $five)],
-              [vector => npy_bytes('<f4', 'False', '(5,)', substr($five, 0, 20)), npy_bytes('<f4', 'False', '(5, 5)', $five)],
-              [huge => npy_bytes('<f4', 'False', '(4294967297, 4294967297)', $five), npy_bytes('<f4', 'False', '(5, 5)', $five)]) {
-    my ($name, $a, $b) = @$case;
-    system('mkdir', '-p', "obj/cli_npy/$name");
-    write_file("obj/cli_npy/$name/a.npy", $a);
-    write_file("obj/cli_npy/$name/b.npy", $b);
+# Each element type its own set (a program of FP64 matrices reads float64 files): obj/cli_npy for
+# FP32, obj/cli_npy64 for FP64, the same cases, the wrong type the other one.
+for my $type (['cli_npy', '<f4', 'f<*', '<f8', 'd<*'], ['cli_npy64', '<f8', 'd<*', '<f4', 'f<*']) {
+    my ($dir, $descr, $packing, $other, $other_packing) = @$type;
+    my $five = pack($packing, (1.5) x 25);
+    my $size = length($five) / 25;
+    for my $case ([ok => npy_bytes($descr, 'False', '(5, 5)', $five), npy_bytes($descr, 'False', '(5, 5)', $five)],
+                  [mismatch => npy_bytes($descr, 'False', '(5, 5)', $five),
+                   npy_bytes($descr, 'False', '(4, 4)', pack($packing, (1) x 16))],
+                  [truncated => npy_bytes($descr, 'False', '(5, 5)', substr($five, 0, 25 * $size - 3)),
+                   npy_bytes($descr, 'False', '(5, 5)', $five)],
+                  [wrongtype => npy_bytes($other, 'False', '(5, 5)', pack($other_packing, (1) x 25)),
+                   npy_bytes($descr, 'False', '(5, 5)', $five)],
+                  [notnpy => "a,b\n1,2\n", npy_bytes($descr, 'False', '(5, 5)', $five)],
+                  [fortran => npy_bytes($descr, 'True', '(5, 5)', $five), npy_bytes($descr, 'False', '(5, 5)', $five)],
+                  [rect => npy_bytes($descr, 'False', '(5, 4)', substr($five, 0, 20 * $size)),
+                   npy_bytes($descr, 'False', '(5, 5)', $five)],
+                  [vector => npy_bytes($descr, 'False', '(5,)', substr($five, 0, 5 * $size)),
+                   npy_bytes($descr, 'False', '(5, 5)', $five)],
+                  [huge => npy_bytes($descr, 'False', '(4294967297, 4294967297)', $five),
+                   npy_bytes($descr, 'False', '(5, 5)', $five)]) {
+        my ($name, $a, $b) = @$case;
+        system('mkdir', '-p', "obj/$dir/$name");
+        write_file("obj/$dir/$name/a.npy", $a);
+        write_file("obj/$dir/$name/b.npy", $b);
+    }
+}
+
+# The bad inputs as an FP64 program meets them: its own files, its byte counts, the other type.
+sub bad_cases_for {
+    my ($p) = @_;
+    my ($d) = describe($p);
+    return @bad unless ($d->{element} // '') eq 'float64';
+    return map {
+        my ($args, $re, $what) = @$_;
+        my @args = map { s{^obj/cli_npy/}{obj/cli_npy64/}r } @$args;
+        my $text = "$re" =~ s{obj(\\?)/cli_npy(\\?)/}{obj$1/cli_npy64$2/}gr; # (a regex prints its / bare)
+        $text =~ s/needs 100 bytes of data, the file has 97/needs 200 bytes of data, the file has 197/;
+        $text =~ s/dtype '<f8', expected float32/dtype '<f4', expected float64/;
+        [\@args, qr/$text/, $what eq 'a float64 .npy' ? 'a float32 .npy' : $what];
+    } @bad;
 }
 
 for my $p (@PROGRAMS) {
@@ -91,7 +118,7 @@ for my $p (@PROGRAMS) {
     like($out, qr/^Usage: \S+/m, "$p --help prints the usage");
     like($out, qr/--check MODE.*--dist D.*--load DIR.*--save DIR.*--math NAME.*--judge CLASS/s, "$p --help lists the options");
 
-    for my $case (@bad) {
+    for my $case (bad_cases_for($p)) {
         my ($args, $re, $what) = @$case;
         ($code, $out, $err) = run($p, @$args);
         is($code, 2, "$p: $what -> exit 2");

@@ -1,0 +1,620 @@
+/* Step 20: FP64 products from exact INT8 products (Ozaki scheme II), on step 18's schedule.
+ * The arithmetic is step 16's with doubles and more moduli (ozaki64.h, beside this file: 16 or 17
+ * moduli, a 192-bit remainder theorem, FP64's span condition); the moduli's products are step 18's
+ * kernel, unchanged (scheduled_products.h), and so is step 16's check after them (its 7-bit product
+ * and epilogue, in ozaki_passes.h), which here holds elements to FP64's bound. What is new: the
+ * passes for doubles around them, and an FP64 loop for the elements the check refuses and for the
+ * rows and columns with NaN or Inf.
+ *   1. facts of each row of A and column of B: largest and smallest magnitudes, NaN/Inf, the sum of
+ *      magnitudes relative to the line's 2^e; then FP64's span condition per line;
+ *   2. residues: each element scaled to an integer of alpha (beta) bits, rounded to nearest, and
+ *      taken mod each modulus (B's transposed, K-major as the products read it); the check's
+ *      7-bit bytes of the first terms;
+ *   3. the moduli's products (step 18) and the check's product (step 16);
+ *   4. the remainder theorem in 192 bits and one rounding to double;
+ *   5. the FP64 loop where the check refused an element or a line holds NaN or Inf. */
+#include "step.h"
+#include "../step18_ozaki_scheduled/scheduled_products.h"
+#include "ozaki64.h"
+
+/* The counts of moduli: the default's (ozaki64_default_moduli: one below OZAKI64_LONG_SUMS, one
+ * from there), or one count for every n in a MODULI64=N build (MODULI would set step 16's count) (make sweep STEP=20 NAME=moduli). */
+#ifdef MODULI64
+#define SHORT_COUNT MODULI64
+#define LONG_COUNT MODULI64
+#define COUNT_FOR(n) MODULI64
+#define COUNT_TEXT AS_STRING(MODULI64) " moduli"
+#else
+#define SHORT_COUNT OZAKI64_DEFAULT_MODULI_SHORT
+#define LONG_COUNT OZAKI64_DEFAULT_MODULI_LONG
+#define COUNT_FOR(n) ozaki64_default_moduli(n)
+#define COUNT_TEXT AS_STRING(OZAKI64_DEFAULT_MODULI_SHORT) " moduli below n = " AS_STRING(OZAKI64_LONG_SUMS) ", " \
+    AS_STRING(OZAKI64_DEFAULT_MODULI_LONG) " from there"
+#endif
+#define MOST_PLANES (SHORT_COUNT + 1) /* the most moduli a run takes, then the check's bytes */
+#define BT64_K 128 /* k per block of B's residue pass: its columns' sums come in chunks of it */
+
+const struct step_info step_info = {
+    .program = "step20",
+    .lesson = "FP64 from INT8 products: Ozaki scheme II with " COUNT_TEXT ", on step 18's schedule",
+    .chapter = "tensor-cores",
+    .min_cc = 90,
+    .needs = "Hopper's TMA and INT8 wgmma, in sm_90a code",
+    .precision = PRECISION_FP64,
+    .element = ELEMENT_FP64,
+    /* in doubles an element: 3 bytes a plane (A's, Bt's, the products'), 18 planes, and the marks */
+    .scratch_matrices = (3 * MOST_PLANES + 1 + 7) / 8,
+    .special_path = "where a row of A and a column of B together fail FP64's span condition (R), step 16's check "
+                    "after the products (a 7-bit INT8 product, a lower bound of |A||B|) accepts each of their elements "
+                    "or refuses it; an FP64 loop computes the refused ones and every element of a row or column that "
+                    "holds NaN or Inf; the run report counts the rows, columns and elements",
+    .builds_on = "step16 step18", /* step 16's arithmetic and check, step 18's products */
+};
+
+/* ---- 1. The lines' facts ---- */
+
+/* A row's largest magnitude (finite), its smallest nonzero, whether it holds NaN or Inf: a block
+ * per row; then the sum of its magnitudes relative to 2^e (ozaki64_norm_bound's abs_sum) in a fixed
+ * order that the CPU model repeats: thread t adds k = t, t + 256, ... in turn, each warp's lanes
+ * pair up (xor 16, 8, 4, 2, 1), then warp 0 adds the eight warps' sums in order. Magnitudes are
+ * compared as their bits (nonnegative doubles order as their bits). */
+/* A magnitude into a line's largest, smallest nonzero (as bits) and NaN/Inf mark. */
+__device__ static __forceinline__ void note_magnitude(double x, unsigned long long *most, unsigned long long *least,
+                                                      int *special)
+{
+    const unsigned long long bits = (unsigned long long)__double_as_longlong(x);
+    if (isfinite(x)) {
+        *most = max(*most, bits);
+        if (bits)
+            *least = min(*least, bits);
+    } else {
+        *special = 1;
+    }
+}
+
+#define FACT_THREADS 256
+__global__ static void __launch_bounds__(FACT_THREADS)
+    row_facts(const double *a, size_t lda, int n, double *row_max, double *row_min, double *row_abs_sum,
+              int *row_special, int *any_special)
+{
+    __shared__ unsigned long long warp_max[FACT_THREADS / 32], warp_min[FACT_THREADS / 32];
+    __shared__ int warp_special[FACT_THREADS / 32];
+    __shared__ double warp_sum[FACT_THREADS / 32];
+    const int i = blockIdx.x, t = threadIdx.x, warp = t / 32, lane = t % 32;
+    const double *row = a + (size_t)i * lda;
+    unsigned long long most = 0, least = ~0ull;
+    int special = 0;
+    for (int k = t; k < n; k += FACT_THREADS) {
+        note_magnitude(fabs(row[k]), &most, &least, &special);
+    }
+    for (int d = 16; d > 0; d /= 2) {
+        most = max(most, __shfl_xor_sync(0xffffffffu, most, d));
+        least = min(least, __shfl_xor_sync(0xffffffffu, least, d));
+    }
+    special = __any_sync(0xffffffffu, special);
+    if (lane == 0)
+        warp_max[warp] = most, warp_min[warp] = least, warp_special[warp] = special;
+    __syncthreads();
+    for (int w = 0; w < FACT_THREADS / 32; w++)
+        most = max(most, warp_max[w]), least = min(least, warp_min[w]), special |= warp_special[w];
+    const int e = ozaki64_exponent(__longlong_as_double((long long)most));
+    double sum = 0.0;
+    for (int k = t; k < n; k += FACT_THREADS)
+        if (isfinite(row[k]))
+            sum = __dadd_rn(sum, ozaki64_times_pow2(fabs(row[k]), -e));
+    for (int d = 16; d > 0; d /= 2)
+        sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, d));
+    if (lane == 0)
+        warp_sum[warp] = sum;
+    __syncthreads();
+    if (t == 0) {
+        sum = 0.0;
+        for (int w = 0; w < FACT_THREADS / 32; w++)
+            sum = __dadd_rn(sum, warp_sum[w]);
+        row_max[i] = __longlong_as_double((long long)most);
+        row_min[i] = least == ~0ull ? 0.0 : __longlong_as_double((long long)least);
+        row_abs_sum[i] = sum;
+        if (special) {
+            row_special[i] = 1;
+            *any_special = 1;
+        }
+    }
+}
+
+/* A column's largest and smallest magnitudes and NaN/Inf: a thread per column, a block per chunk of
+ * COL_CHUNK rows, met by atomics on the bits. */
+#define COL_CHUNK 64
+__global__ static void __launch_bounds__(256)
+    col_extremes(const double *b, size_t ldb, int n, unsigned long long *col_max_bits,
+                 unsigned long long *col_min_bits, int *col_special, int *any_special)
+{
+    const int j = blockIdx.x * 256 + threadIdx.x, k0 = blockIdx.y * COL_CHUNK;
+    if (j >= n)
+        return;
+    unsigned long long most = 0, least = ~0ull;
+    int special = 0;
+    for (int k = k0; k < k0 + COL_CHUNK && k < n; k++) {
+        note_magnitude(fabs(b[(size_t)k * ldb + j]), &most, &least, &special);
+    }
+    if (most)
+        atomicMax(&col_max_bits[j], most);
+    if (least != ~0ull)
+        atomicMin(&col_min_bits[j], least);
+    if (special) {
+        col_special[j] = 1;
+        *any_special = 1;
+    }
+}
+
+/* The widest rho of a column that still meets FP64's (R) with a row of rho_a (rho is 0, 1 or a
+ * power of two, and (R) weakens as it grows); -1 where not even an exact column does. */
+__device__ static double span_limit64(double rho_a, int k)
+{
+    if (!ozaki64_span_ok(rho_a, 0.0, k))
+        return -1.0;
+    for (int x = 0; x >= -60; x--)
+        if (ozaki64_span_ok(rho_a, ozaki_pow2(x), k))
+            return ozaki_pow2(x);
+    return 0.0;
+}
+
+/* One line's facts for the check (step 16's line_facts, FP64's formulas), and the count of lines
+ * past (R) even against an exact line. */
+__device__ static void line_fact64(double big, double small, double abs_sum, int n, int bits,
+                                   const struct line_facts *f, int at, int *past)
+{
+    const double rho = ozaki64_span_rho(big, small, bits);
+    f->rho[at] = rho;
+    f->half[at] = ozaki_half_step(rho, bits);
+    f->limit[at] = span_limit64(rho, n);
+    f->norm[at] = ozaki64_norm_bound(abs_sum, n, f->half[at]);
+    if (!ozaki64_span_ok(rho, 0.0, n))
+        atomicAdd(past, 1);
+}
+
+/* Every row's and column's facts, a thread for row i and column i (padded of each; the padding's
+ * lines are empty: rho 0). */
+__global__ static void span_facts(const double *row_max, const double *row_min, const double *row_abs_sum,
+                                  const unsigned long long *col_max_bits, const unsigned long long *col_min_bits,
+                                  const double *col_abs_sums, int n, int padded, int alpha, int beta,
+                                  struct line_facts rows, struct line_facts cols, struct check_counts *counts)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= padded)
+        return;
+    double col_sum = 0.0;
+    for (int c = 0; c < padded / BT64_K; c++) /* the chunks past n hold 0 */
+        col_sum = __dadd_rn(col_sum, col_abs_sums[(size_t)c * padded + i]);
+    const bool inside = i < n;
+    const unsigned long long min_bits = inside ? col_min_bits[i] : ~0ull;
+    line_fact64(inside ? row_max[i] : 0.0, inside ? row_min[i] : 0.0, inside ? row_abs_sum[i] : 0.0, n, alpha,
+                &rows, i, &counts->rows_past);
+    line_fact64(inside ? __longlong_as_double((long long)col_max_bits[i]) : 0.0,
+                min_bits == ~0ull ? 0.0 : __longlong_as_double((long long)min_bits), col_sum, n, beta, &cols, i,
+                &counts->cols_past);
+}
+
+/* ---- 2. The residues ---- */
+
+/* The residues on the FP64 units, a few operations a modulus instead of 64-bit integer remainders.
+ * A scaled value v (an integer, |v| <= 2^62, exact in a double: at most 53 significant bits) is split
+ * once: vh = rint(v 2^-30), vl = v - vh 2^30 (exact, |vl| <= 2^29). For each odd modulus p,
+ * t = vh (2^30 mod p) + vl is congruent to v and exact (|t| < 2^40 < 2^53), and so is T = t + M, M =
+ * 1.5 2^52, whose low 32 bits are t's (two's complement). z = t / p + M rounded once (a fused
+ * multiply-add) holds rint(t / p) in its low bits: t (1/p) errs from t / p by less than 2^-20, and
+ * t / p lies at least 1 / (2p) >= 2^-9 from a half-integer. So r = t - p rint(t / p), in 32-bit
+ * integers, is the symmetric residue, |r| <= (p - 1) / 2: step 16's ozaki_residue. For p = 256:
+ * v = vl mod 2^30, and the residue in -128 ... 127 is vl's low byte. */
+#define MAGIC_52 0x1.8p52
+struct split64 {
+    double vh, vl_magic; /* vh, and vl + M (exact) */
+};
+
+__device__ static __forceinline__ struct split64 split64_of(double v)
+{
+    const double vh = rint(v * 0x1p-30);
+    return (struct split64){vh, __fma_rn(-vh, 0x1p30, v) + MAGIC_52};
+}
+
+__device__ static __forceinline__ uint32_t low_word(double x)
+{
+    return (uint32_t)__double2loint(x);
+}
+
+/* The residue of the split value mod ozaki_modulus(l), as a byte (two's complement). */
+__device__ static __forceinline__ uint32_t residue_byte64(struct split64 s, int l)
+{
+    const int p = ozaki_modulus(l);
+    if (p == 256)
+        return low_word(s.vl_magic) & 0xffu;
+    const double T = __fma_rn(s.vh, (double)((1u << 30) % (unsigned)p), s.vl_magic); /* t + M, exact */
+    const double z = __fma_rn(T - MAGIC_52, 1.0 / p, MAGIC_52);                        /* rint(t / p) + M */
+    return (low_word(T) - (uint32_t)p * low_word(z)) & 0xffu;
+}
+
+/* Four split values' residues mod modulus l, a byte each in one word (byte q: s[q]). */
+__device__ static __forceinline__ uint32_t residue_word(const struct split64 s[4], int l)
+{
+    return residue_byte64(s[0], l) | residue_byte64(s[1], l) << 8 | residue_byte64(s[2], l) << 16 |
+           residue_byte64(s[3], l) << 24;
+}
+
+/* x scaled by 2^shift and rounded to the nearest integer (ties to even: ozaki64_scaled_fpu, which
+ * the CPU model checks against the exact integer form), split. */
+__device__ static __forceinline__ struct split64 scaled_split(double x, int shift)
+{
+    return split64_of(isfinite(x) ? rint(ozaki64_times_pow2(x, shift)) : 0.0);
+}
+
+/* A's residues, row-major, and the check's bytes of its first check_terms columns: a thread per
+ * four neighbours (a word per plane). The padding's elements are 0. */
+template <int COUNT>
+__global__ static void __launch_bounds__(256)
+    residues_a64(const double *a, size_t lda, int n, int padded, int check_terms, const double *row_max, int alpha,
+                 int8_t *ra)
+{
+    const int i = blockIdx.y, k = 4 * (blockIdx.x * 256 + threadIdx.x);
+    if (k >= padded)
+        return;
+    const size_t plane = (size_t)padded * padded, at = (size_t)i * padded + k;
+    const int e = i < n ? ozaki64_exponent(row_max[i]) : 0;
+    struct split64 v[4];
+    int bytes[4];
+    for (int q = 0; q < 4; q++) {
+        const double x = i < n && k + q < n ? a[(size_t)i * lda + k + q] : 0.0;
+        v[q] = scaled_split(x, alpha - e);
+        bytes[q] = ozaki64_magnitude_byte(x, e);
+    }
+#pragma unroll
+    for (int l = 0; l < COUNT; l++)
+        *(uint32_t *)(ra + l * plane + at) = residue_word(v, l);
+    if (k < check_terms)
+        *(uint32_t *)(ra + COUNT * plane + at) =
+            bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 | (uint32_t)bytes[3] << 24;
+}
+
+/* B's residues transposed (Bt's row j is B's column j, K-major), the check's bytes where
+ * k < check_terms, and the column's sum of magnitudes relative to its 2^f over the block's k. A block
+ * takes 32 columns by BT64_K of k; a thread, four groups of four neighbours down its column (each
+ * read: 32 columns side by side), k = k0 + 32 g + 4 ty + q. Their bytes go to shared memory at
+ * [plane][column][k] as words (rows of BT64_K + 4 bytes), and the block writes rows of Bt 16 bytes
+ * at a time. The sum, in the order the CPU model repeats: each thread adds its sixteen terms in
+ * (g, q) order, then the eight threads of a column are added in ty order: the chunk's sum, which
+ * span_facts adds chunk after chunk. */
+#define BT64_ROW (BT64_K + 4) /* 33 words: the 32 columns' words fall in distinct banks */
+#define BT64_SMEM(count) (((count) + 1) * 32 * BT64_ROW)
+template <int COUNT>
+__global__ static void __launch_bounds__(256)
+    residues_bt64(const double *b, size_t ldb, int n, int padded, int check_terms, const unsigned long long *col_max_bits,
+                  int beta, int8_t *rbt, double *col_abs_sums)
+{
+    extern __shared__ uint32_t bt_words[]; /* [plane][column][BT64_ROW / 4] */
+    __shared__ double partial[8][32];
+    const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+    const int j0 = blockIdx.x * 32, k0 = blockIdx.y * BT64_K, j = j0 + tx;
+    const int f = j < n ? ozaki64_exponent(__longlong_as_double((long long)col_max_bits[j])) : 0;
+    double x[4][4];
+#pragma unroll
+    for (int g = 0; g < 4; g++) /* all sixteen reads in flight */
+        for (int q = 0; q < 4; q++) {
+            const int k = k0 + 32 * g + 4 * ty + q;
+            x[g][q] = j < n && k < n ? b[(size_t)k * ldb + j] : 0.0;
+        }
+    double sum = 0.0;
+#pragma unroll
+    for (int g = 0; g < 4; g++) {
+        struct split64 v[4];
+        uint32_t mag = 0;
+        for (int q = 0; q < 4; q++) {
+            v[q] = scaled_split(x[g][q], beta - f);
+            mag |= (uint32_t)ozaki64_magnitude_byte(x[g][q], f) << 8 * q;
+            if (isfinite(x[g][q]))
+                sum = __dadd_rn(sum, ozaki64_times_pow2(fabs(x[g][q]), -f));
+        }
+        const int at = tx * (BT64_ROW / 4) + 8 * g + ty;
+#pragma unroll
+        for (int l = 0; l < COUNT; l++)
+            bt_words[l * 32 * (BT64_ROW / 4) + at] = residue_word(v, l);
+        bt_words[COUNT * 32 * (BT64_ROW / 4) + at] = mag;
+    }
+    partial[ty][tx] = sum;
+    __syncthreads();
+    if (ty == 0) {
+        double chunk = 0.0;
+        for (int t = 0; t < 8; t++)
+            chunk = __dadd_rn(chunk, partial[t][tx]);
+        col_abs_sums[(size_t)blockIdx.y * padded + j] = chunk;
+    }
+    const size_t plane = (size_t)padded * padded;
+    const int planes = COUNT + (k0 < check_terms), chunks = 32 * (BT64_K / 16);
+    for (int c = threadIdx.x; c < planes * chunks; c += 256) {
+        const int l = c / chunks, jj = c % chunks / (BT64_K / 16), part = c % (BT64_K / 16);
+        const uint32_t *from = bt_words + (l * 32 + jj) * (BT64_ROW / 4) + 4 * part;
+        *(uint4 *)(rbt + l * plane + (size_t)(j0 + jj) * padded + k0 + 16 * part) =
+            make_uint4(from[0], from[1], from[2], from[3]);
+    }
+}
+
+/* ---- 4. The remainder theorem ---- */
+
+/* Four neighbours of a row per thread: a word of each plane (a byte each). For each element,
+ * y = sum r_l q_l modulo 2^192 with q_l in six 32-bit limbs, each limb's sum in 64 bits (r_l q_l,i <
+ * 2^40: twenty of them stay below 2^45, no carry on the way), the carries once at the end, and
+ * f = sum r_l w_l in ozaki64_recon_add's order, r_l made a double by the magic-number trick (no
+ * conversion unit); then ozaki64_recon_finish: the same y and f, so the same double. */
+#define RECON_RUN 4
+
+/* a b, 32 x 32 -> 64 bits: one multiply-add with the sum it goes into (written so, the compiler
+ * made it a 64 x 64-bit multiply, three instructions) */
+__device__ static __forceinline__ uint64_t wide_product(uint32_t a, uint32_t b)
+{
+    uint64_t p;
+    asm("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(a), "r"(b));
+    return p;
+}
+__device__ static __forceinline__ double reconstruct_one(const struct ozaki64_plan &plan, const uint32_t *words,
+                                                         int count, int q, int e)
+{
+    double f = 0.0;
+    uint64_t limb[6] = {0, 0, 0, 0, 0, 0};
+#pragma unroll
+    for (int l = 0; l < count; l++) {
+        const uint32_t res = words[l] >> 8 * q & 0xffu;
+        f = __fma_rn(__hiloint2double(0x43300000, (int)res) - 0x1p52, plan.w[l], f);
+        for (int h = 0; h < 6; h++)
+            limb[h] += wide_product(res, (uint32_t)(plan.q[l].w[h / 2] >> 32 * (h % 2)));
+    }
+    struct ozaki64_u192 y;
+    uint64_t carry = 0;
+    for (int w = 0; w < 3; w++) { /* y.w = limb[2w] + limb[2w + 1] 2^32 + carry, 64 bits at a time */
+        const uint64_t lo = limb[2 * w] + carry, hi = limb[2 * w + 1];
+        const uint64_t sum = lo + (hi << 32);
+        carry = (hi >> 32) + (sum < lo);
+        y.w[w] = sum;
+    }
+    return ozaki64_recon_finish(&plan, f, y, e);
+}
+
+template <int COUNT>
+__global__ static void __launch_bounds__(128, 4)
+    reconstruct64(const uint8_t *r, int padded, int n, const double *row_max, const unsigned long long *col_max_bits,
+                  const struct ozaki64_plan plan, double *c, size_t ldc)
+{
+    const int j = RECON_RUN * (blockIdx.x * 128 + threadIdx.x), i = blockIdx.y;
+    if (j >= n)
+        return;
+    const size_t plane = (size_t)padded * padded;
+    const uint8_t *from = r + (size_t)i * padded + j;
+    uint32_t words[COUNT];
+#pragma unroll
+    for (int l = 0; l < COUNT; l++)
+        words[l] = *(const uint32_t *)(from + l * plane);
+    const int e_row = ozaki64_exponent(row_max[i]) - plan.alpha - plan.beta;
+#pragma unroll
+    for (int q = 0; q < RECON_RUN; q++)
+        if (j + q < n)
+            c[(size_t)i * ldc + j + q] = reconstruct_one(
+                plan, words, COUNT, q, e_row + ozaki64_exponent(__longlong_as_double((long long)col_max_bits[j + q])));
+}
+
+/* ---- 5. The FP64 loop ---- */
+
+/* C's elements that the products cannot give: those the check refused (marked in tiles of the check
+ * that refused some) and those of rows or columns with NaN or Inf, each by a plain loop of fused
+ * multiply-adds in k order (IEEE's NaN and Inf come with it). A few blocks per SM stride over tiles
+ * of 16 x 16; where nothing was refused and nothing is special they return at once. */
+#define LOOP_TILE 16
+__global__ static void fp64_loop(const double *a, size_t lda, const double *b, size_t ldb, double *c, size_t ldc,
+                                 int n, int padded, const uint8_t *refused, const int *tile_refused,
+                                 const int *row_special, const int *col_special, const int *any_special,
+                                 const struct check_counts *counts)
+{
+    if (!*any_special && !counts->refused)
+        return;
+    const int tiles = (n + LOOP_TILE - 1) / LOOP_TILE;
+    for (int tile = blockIdx.x; tile < tiles * tiles; tile += gridDim.x) {
+        const int i = tile / tiles * LOOP_TILE + threadIdx.y, j = tile % tiles * LOOP_TILE + threadIdx.x;
+        if (i >= n || j >= n)
+            continue;
+        const bool marked = tile_refused[(i / BM) * (padded / BN) + j / BN] && refused[(size_t)i * padded + j];
+        if (!marked && !row_special[i] && !col_special[j])
+            continue;
+        double sum = 0.0;
+        for (int k = 0; k < n; k++)
+            sum = __fma_rn(a[(size_t)i * lda + k], b[(size_t)k * ldb + j], sum);
+        c[(size_t)i * ldc + j] = sum;
+    }
+}
+
+/* ---- The workspace and the launches ---- */
+
+/* The residues of A and of Bt (the moduli's planes, then the check's), of the products, the check's
+ * marks; the lines' doubles; then the ints and bits, zeroed at each launch (the column extremes'
+ * minima set to all ones after). */
+struct workspace64 {
+    int8_t *ra, *rbt;
+    uint8_t *r, *refused;
+    struct line_facts rows, cols;
+    double *row_max, *row_min, *row_abs_sum, *col_abs_sums;
+    unsigned long long *col_max_bits, *col_min_bits;
+    int *row_special, *col_special, *any_special;
+    struct check_counts *counts;
+    int *tile_refused;
+    long long *list;
+    size_t zeroed_bytes;
+};
+
+static size_t line_doubles(int padded)
+{
+    return 11 * (size_t)padded + (size_t)(padded / BT64_K) * padded + padded; /* the last: the list */
+}
+
+static size_t zeroed64_bytes(int padded)
+{
+    return sizeof(unsigned long long) * 2 * (size_t)padded + sizeof(int) * (2 * (size_t)padded + 2) +
+           sizeof(struct check_counts) + sizeof(int) * (size_t)(padded / BM) * (padded / BN);
+}
+
+static struct workspace64 workspace64_of(void *base, int padded)
+{
+    struct workspace64 w;
+    const size_t plane = (size_t)padded * padded, p = padded;
+    w.ra = (int8_t *)base;
+    w.rbt = w.ra + MOST_PLANES * plane;
+    w.r = (uint8_t *)(w.rbt + MOST_PLANES * plane);
+    w.refused = w.r + MOST_PLANES * plane;
+    double *d = (double *)(w.refused + plane);
+    w.rows = (struct line_facts){d, d + p, d + 2 * p, d + 3 * p};
+    w.cols = (struct line_facts){d + 4 * p, d + 5 * p, d + 6 * p, d + 7 * p};
+    w.row_max = d + 8 * p, w.row_min = d + 9 * p, w.row_abs_sum = d + 10 * p;
+    w.col_abs_sums = d + 11 * p;
+    w.list = (long long *)(d + line_doubles(padded) - p);
+    w.col_max_bits = (unsigned long long *)(d + line_doubles(padded));
+    w.col_min_bits = w.col_max_bits + p;
+    w.row_special = (int *)(w.col_min_bits + p), w.col_special = w.row_special + p;
+    w.any_special = w.col_special + p;
+    w.counts = (struct check_counts *)(w.any_special + 2);
+    w.tile_refused = (int *)(w.counts + 1);
+    w.zeroed_bytes = zeroed64_bytes(padded);
+    return w;
+}
+
+static size_t workspace64_bytes(int padded, const struct step_config *config)
+{
+    (void)config;
+    return (3 * (size_t)MOST_PLANES + 1) * padded * padded + sizeof(double) * line_doubles(padded) +
+           zeroed64_bytes(padded);
+}
+
+/* What setup builds: the plan for n, the maps of the residues (the moduli's planes stacked; the
+ * check's product reads its plane through maps shifted so that step 16's CHECK_PLANE lands on it),
+ * the products' clusters. */
+struct step_state {
+    struct ozaki64_plan plan;
+    CUtensorMap a_map, bt_half_map, check_maps[2];
+    int clusters, loop_blocks;
+};
+
+static void setup(struct step_run *run)
+{
+    static_assert(TILE % (BM * CLUSTER) == 0 && TILE % BT64_K == 0 && TILE % LOOP_TILE == 0 &&
+                      OZAKI_CHECK_STEP % BT64_K == 0,
+                  "the padding: every tile whole");
+    static_assert(SHORT_COUNT <= PRODUCT_MAX_MODULI && SHORT_COUNT > CHECK_PLANE && LONG_COUNT > CHECK_PLANE,
+                  "the products take the plan; the shifted check maps stay inside A's residues");
+    struct step_state *state = (struct step_state *)run->state;
+    const int padded = run->mats.padded, n = run->mats.n;
+    if (n > OZAKI64_MAX_K) {
+        fprintf(stderr, "%s: n = %d: INT32 sums of k products of residues up to 128 in magnitude are exact "
+                        "below k = 131072\n", step_info.program, n);
+        exit(EXIT_USAGE);
+    }
+    const int count = COUNT_FOR(n);
+    if (ozaki64_plan_make(count, n, &state->plan) != 0) {
+        fprintf(stderr, "%s: %d moduli leave no bits for sums of n = %d products\n", step_info.program, count, n);
+        exit(EXIT_USAGE);
+    }
+    const struct workspace64 w = workspace64_of(run->workspace, padded);
+    const size_t plane = (size_t)padded * padded;
+    encode(&state->a_map, w.ra, count * padded, padded, BM);
+    encode(&state->bt_half_map, w.rbt, count * padded, padded, BN / CLUSTER);
+    encode(&state->check_maps[0], w.ra + (count - CHECK_PLANE) * plane, (CHECK_PLANE + 1) * padded, padded, BM);
+    encode(&state->check_maps[1], w.rbt + (count - CHECK_PLANE) * plane, (CHECK_PLANE + 1) * padded, padded, BN);
+    CUDA_CHECK(cudaFuncSetAttribute(moduli_products, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
+    CUDA_CHECK(cudaFuncSetAttribute(residue_products<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
+    CUDA_CHECK(cudaFuncSetAttribute(residues_bt64<SHORT_COUNT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    BT64_SMEM(SHORT_COUNT)));
+    CUDA_CHECK(cudaFuncSetAttribute(residues_bt64<LONG_COUNT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    BT64_SMEM(LONG_COUNT)));
+    state->clusters = schedule_clusters((const void *)moduli_products, CLUSTER, THREADS, SMEM);
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&state->loop_blocks, cudaDevAttrMultiProcessorCount, device));
+    state->loop_blocks *= 8;
+}
+
+/* 1 and 2. */
+template <int COUNT>
+static void passes_before_products(const struct step_run *run, const struct step_state *state)
+{
+    const struct dev_mats *m = &run->mats;
+    const int padded = m->padded, n = m->n;
+    const struct workspace64 w = workspace64_of(run->workspace, padded);
+    const int check_terms = ozaki_check_terms(n) < padded ? ozaki_check_terms(n) : padded;
+    CUDA_CHECK(cudaMemsetAsync(w.col_max_bits, 0, w.zeroed_bytes));
+    CUDA_CHECK(cudaMemsetAsync(w.col_min_bits, 0xff, sizeof(unsigned long long) * padded));
+    row_facts<<<n, FACT_THREADS>>>(m->a64, m->lda, n, w.row_max, w.row_min, w.row_abs_sum, w.row_special,
+                                   w.any_special);
+    const dim3 col_grid((n + 255) / 256, (n + COL_CHUNK - 1) / COL_CHUNK);
+    col_extremes<<<col_grid, 256>>>(m->b64, m->ldb, n, w.col_max_bits, w.col_min_bits, w.col_special, w.any_special);
+    residues_a64<COUNT><<<dim3((padded / 4 + 255) / 256, padded), 256>>>(m->a64, m->lda, n, padded, check_terms,
+                                                                         w.row_max, state->plan.alpha, w.ra);
+    residues_bt64<COUNT><<<dim3(padded / 32, padded / BT64_K), 256, BT64_SMEM(COUNT)>>>(
+        m->b64, m->ldb, n, padded, check_terms, w.col_max_bits, state->plan.beta, w.rbt, w.col_abs_sums);
+    span_facts<<<padded / 64, 64>>>(w.row_max, w.row_min, w.row_abs_sum, w.col_max_bits, w.col_min_bits,
+                                    w.col_abs_sums, n, padded, state->plan.alpha, state->plan.beta, w.rows, w.cols,
+                                    w.counts);
+}
+
+/* 3's check, 4 and 5. */
+template <int COUNT>
+static void passes_after_products(const struct step_run *run, const struct step_state *state)
+{
+    const struct dev_mats *m = &run->mats;
+    const int padded = m->padded, n = m->n;
+    const struct workspace64 w = workspace64_of(run->workspace, padded);
+    const int check_terms = ozaki_check_terms(n) < padded ? ozaki_check_terms(n) : padded;
+    /* bound -1: step 16's check_needed judges by FP32's (R); here the check always runs (an eighth of
+     * one modulus's product) and its epilogue judges by FP64's (the lines' limits, (k - 1) u). */
+    const struct check_args check = {w.rows, w.cols, -1.0, (double)(n - 1) * OZAKI64_UNIT_ROUNDOFF, n,
+                                     state->plan.alpha, state->plan.beta, check_terms / BK, w.counts, w.refused,
+                                     w.tile_refused, w.list};
+    struct ozaki_plan unused;
+    memset(&unused, 0, sizeof unused);
+    residue_products<true><<<(padded / BM) * (padded / BN), THREADS, SMEM>>>(
+        state->check_maps[0], state->check_maps[1], w.r, padded, unused, check);
+    reconstruct64<COUNT><<<dim3((n + 128 * RECON_RUN - 1) / (128 * RECON_RUN), n), 128>>>(w.r, padded, n, w.row_max, w.col_max_bits, state->plan,
+                                                            m->c64, m->ldc);
+    const int tiles = ((n + LOOP_TILE - 1) / LOOP_TILE) * ((n + LOOP_TILE - 1) / LOOP_TILE);
+    fp64_loop<<<tiles < state->loop_blocks ? tiles : state->loop_blocks, dim3(LOOP_TILE, LOOP_TILE)>>>(
+        m->a64, m->lda, m->b64, m->ldb, m->c64, m->ldc, n, padded, w.refused, w.tile_refused, w.row_special,
+        w.col_special, w.any_special, w.counts);
+}
+
+static void launch(const struct step_run *run)
+{
+    const struct step_state *state = (const struct step_state *)run->state;
+    const int padded = run->mats.padded, count = state->plan.count;
+    const int items = (padded / (BM * CLUSTER)) * (padded / BN) * count;
+    if (count == SHORT_COUNT)
+        passes_before_products<SHORT_COUNT>(run, state);
+    else
+        passes_before_products<LONG_COUNT>(run, state);
+    moduli_products<<<schedule_blocks(state->clusters, items, CLUSTER), THREADS, SMEM>>>(
+        state->a_map, state->bt_half_map, workspace64_of(run->workspace, padded).r, padded,
+        product_moduli_of(count, state->plan.p, state->plan.magic));
+    if (count == SHORT_COUNT)
+        passes_after_products<SHORT_COUNT>(run, state);
+    else
+        passes_after_products<LONG_COUNT>(run, state);
+}
+
+/* The run report's line: the lines past (R) alone, and the elements the check refused. */
+static void report(const struct step_run *run, char *line, size_t size)
+{
+    const struct workspace64 w = workspace64_of(run->workspace, run->mats.padded);
+    const struct step_state *state = (const struct step_state *)run->state;
+    struct check_counts counts;
+    CUDA_CHECK(cudaMemcpy(&counts, w.counts, sizeof counts, cudaMemcpyDeviceToHost));
+    const long long elements = (long long)run->mats.n * run->mats.n;
+    snprintf(line, size, "Span check (%d moduli, alpha = %d, beta = %d): %d rows of A and %d columns of B past FP64's "
+             "condition (R) alone; %d of %lld elements (%.2f%%) refused by the check and computed by the FP64 loop",
+             state->plan.count, state->plan.alpha, state->plan.beta, counts.rows_past, counts.cols_past,
+             counts.refused, elements, 100.0 * counts.refused / (double)elements);
+}
+
+static const struct step_ops ops = {.workspace_bytes = workspace64_bytes, .state_bytes = sizeof(struct step_state),
+                                    .setup = setup, .launch = launch, .report = report};
+
+/* Step 06's padded allocation (common/padded.c): every tile whole, the padding zero. */
+MATMULT_GPU_PADDED(TILE, ops)
