@@ -72,7 +72,7 @@ my @running = grep { $runs{$_} } @PROGRAMS;
 # The article's output at its n = 1000, and each program's class of accuracy as it declares it
 # (--describe), from the same run: the error line, the verdict naming its bound, the times; and
 # the allocation the program reports, if it pitches or pads its rows.
-my (%pitch, %padded);
+my (%pitch, %padded, %element_bytes);
 for my $p (@running) {
     my ($code, $out, $err) = run($p, '--reps', 1);
     ok($code == 0 && $out =~ /^Max error: \S+ Average error: \S+/m, "$p prints the article's error line")
@@ -90,6 +90,9 @@ for my $p (@running) {
     } elsif ($d->{compensated}) {
         ok(is_number($max) && $max <= 2.5e-7 && $bound eq 'compensated fp32',
            "$p: Kahan at n = 1000, max relative error " . ($max // 'missing') . ", judged by the $bound bound");
+    } elsif ($d->{precision} eq 'fp64') {
+        ok(is_number($max) && $max < 1e-13 && $bound eq 'fp64',
+           "$p: FP64 at n = 1000, max relative error " . ($max // 'missing') . ", judged by the $bound bound");
     } elsif ($d->{chapter} eq 'article') {  # the article's plain sum, beside its Kahan steps
         ok(is_number($max) && $max > 2.5e-7 && $bound eq 'fp32',
            "$p: plain float sum at n = 1000 is visibly less accurate (" . ($max // 'missing') . ")");
@@ -98,15 +101,16 @@ for my $p (@running) {
            "$p: FP32 at n = 1000, max relative error " . ($max // 'missing') . ", judged by the $bound bound");
     }
     $pitch{$p} = [$1, $2] if $out =~ /^Pitch: rows of (\d+) bytes are allocated (\d+) bytes apart$/m;
+    $element_bytes{$p} = ($d->{element} // '') eq 'float64' ? 8 : 4;
     $padded{$p} = $1 if $out =~ /^Padded allocation: (\d+) x \1 zero-filled for n = 1000$/m;
 }
 
 # A padded allocation rounds n up to the program's tile: at least n, less than twice n; its
-# rows are then pitched too. Rows of n floats alone (no padding) are pitched: 4000 bytes are
-# padded, 4096 (n = 1024) stay 4096.
+# rows (of floats, or of doubles in an FP64 program) are then pitched too. Rows of n floats alone
+# (no padding) are pitched: 4000 bytes are padded, 4096 (n = 1024) stay 4096.
 for my $p (sort keys %padded) {
-    my $n = $padded{$p};
-    ok($n >= 1000 && $n < 2000 && $pitch{$p} && $pitch{$p}[0] == 4 * $n && $pitch{$p}[1] >= 4 * $n,
+    my ($n, $size) = ($padded{$p}, $element_bytes{$p});
+    ok($n >= 1000 && $n < 2000 && $pitch{$p} && $pitch{$p}[0] == $size * $n && $pitch{$p}[1] >= $size * $n,
        "$p -n 1000: padded to $n, its rows of " . ($pitch{$p}[0] // '?') . " bytes " . ($pitch{$p}[1] // '?') . " apart");
 }
 for my $p (grep { !$padded{$_} } sort keys %pitch) {

@@ -23,10 +23,11 @@ our (%EXIT, $CUTLASS_WHY);
 my ($has_gpu, $info) = gpu_available();
 plan skip_all => "no GPU: $info" unless $has_gpu;
 
-# The chapter's steps that run on this GPU (one that needs another, exit 4, is skipped with
-# its reason), by class; and the references, by class.
+# The chapter's steps of FP32 matrices that run on this GPU (one that needs another, exit 4, is
+# skipped with its reason), by class; and the references, by class. A step of FP64 matrices is
+# tests/32-fp64.t's.
 my (@tf32_steps, @fp32_steps);
-for my $d (grep { $_->{chapter} eq 'tensor-cores' } rows()) {
+for my $d (grep { $_->{chapter} eq 'tensor-cores' && ($_->{element} // 'float32') eq 'float32' } rows()) {
     my ($runs, $why) = runs_here($d->{binary});
     diag("$d->{row}: skipped: $why") unless $runs;
     push @{ $d->{precision} eq 'tf32' ? \@tf32_steps : \@fp32_steps }, [row_command($d)] if $runs;
