@@ -22,13 +22,13 @@ NAMES = {STEP: "step " + STEP[4:], "cublas_dgemm_emulated": "cuBLAS FP64 emulati
 
 def fp64(shared, results, program, n, dist="uniform", column="speedup"):
     """fp64(program, n, dist="uniform", column="speedup"): a row of the sweep fp64
-    (results/<device>-fp64.csv); "speedup" is its speed over DGEMM's at the same n and family, three
-    decimals; "status" its verdict; any other column as a number."""
+    (results/<device>-fp64.csv); "speedup" is its speed over DGEMM's at the same n and family (as
+    the table rounds it); "status" its verdict; any other column as a number."""
     name = f"{RECORDED}-fp64.csv"
     row = results.find(name, "the fp64 sweep", program=program, n=n, dist=dist)
     if column == "speedup":
         dgemm = results.find(name, "the fp64 sweep", program=CEILING, n=n, dist=dist)
-        return round(float(row["gflops"]) / float(dgemm["gflops"]), 3)
+        return float(row["gflops"]) / float(dgemm["gflops"])
     return row[column] if column == "status" else float(row[column])
 
 

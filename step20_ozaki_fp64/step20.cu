@@ -1,5 +1,5 @@
 /* Step 20: FP64 products from exact INT8 products (Ozaki scheme II), on step 18's schedule.
- * The arithmetic is step 16's with doubles and more moduli (ozaki64.h, beside this file: 16 or 17
+ * The arithmetic is step 16's with doubles and more moduli (ozaki64.h, beside this file: 15 or 17
  * moduli, a 192-bit remainder theorem, FP64's span condition); the moduli's products are step 18's
  * kernel, unchanged (scheduled_products.h), and so is step 16's check after them (its 7-bit product
  * and epilogue, in ozaki_passes.h), which here holds elements to FP64's bound. What is new: the
