@@ -56,7 +56,7 @@ const struct step_info step_info = {
 /* A row's largest magnitude (finite), its smallest nonzero, whether it holds NaN or Inf: a block
  * per row; then the sum of its magnitudes relative to 2^e (ozaki64_norm_bound's abs_sum) in a fixed
  * order that the CPU model repeats: thread t adds k = t, t + 256, ... in turn, each warp's lanes
- * pair up (xor 16, 8, 4, 2, 1), then warp 0 adds the eight warps' sums in order. Magnitudes are
+ * pair up (xor 16, 8, 4, 2, 1), then thread 0 adds the eight warps' sums in order. Magnitudes are
  * compared as their bits (nonnegative doubles order as their bits). */
 /* A magnitude into a line's largest, smallest nonzero (as bits) and NaN/Inf mark. */
 __device__ static __forceinline__ void note_magnitude(double x, unsigned long long *most, unsigned long long *least,

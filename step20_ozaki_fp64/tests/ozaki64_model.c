@@ -33,15 +33,27 @@
  *   --trials T       cases a size (default 8, long sums 2)
  *   --long "K ..."   the long sums (default 100 128 181 256 512 1000 4096; 65 ... 131071, at most 16)
  *   --seed S
+ *
+ * --save-cases DIR: instead of the above, 8. the whole step (whole_step: step20.cu's passes in its
+ *   kernels' orders, the C it computes bit for bit) on every family of matgen_dist64 (seed 0, A then
+ *   B: the step's own -n N --dist FAMILY) at each n of --sizes and on three crafted cases (lines_n40,
+ *   special_n33, mixed_n600), written as DIR/NAME/a.npy, b.npy, c_model.npy (float64, C order) and
+ *   counts.txt ("moduli=M alpha=A beta=B rows_past=R cols_past=C refused=F elements=E special=S":
+ *   the step's run report's numbers, and the elements of NaN/Inf lines). TAP: the GPU's forms equal
+ *   the reference forms on every element; every element the products give within n u |A||B|; the
+ *   files written, no NaN in C. tests/same_as_model.t matches the step's C against them byte for byte.
+ *   --sizes "N ..."  the families' n (default 1 2 3 7 17 33 64 100 127 128 257; 1 ... 1024, at most 32)
  * Exit 0, 1 when a line failed, 2 on bad usage. */
 #include "matrix.h"
 #include "ozaki64.h"
 #include "tap.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 
 static uint64_t rand64(uint64_t *state)
@@ -970,11 +982,484 @@ static void controls(const struct search *s)
     }
 }
 
+/* ---- 8. The whole step (--save-cases): step20.cu's passes on the CPU, bit for bit ----
+ *
+ * What step20.cu computes for each element of C (n x n, k = n, the matrices padded to 256 with
+ * zeros), in the order its kernels compute it, so that its C is this C byte for byte:
+ *   row_facts: a row's largest finite magnitude, smallest nonzero, NaN/Inf, and its sum of
+ *     magnitudes relative to 2^e in the block's order (thread t adds k = t, t + 256, ...; each warp's
+ *     lanes pair up, xor 16, 8, 4, 2, 1, every lane adding its partner's value to its own; thread 0
+ *     adds the eight warps' lane 0 from 0.0);
+ *   col_extremes and residues_bt64: a column's extremes, and its sum in chunks of 128 k (thread ty
+ *     adds k = k0 + 32 g + 4 ty + q in (g, q) order, the chunk the eight threads' sums in ty order),
+ *     which span_facts adds chunk by chunk, the padding's chunks among them;
+ *   span_facts (line_fact64): rho, half step, the widest column rho (R) allows (span_limit64), norm;
+ *   residues_a64 and residues_bt64: each scaled value's residues by the FP64 units' formula
+ *     (split64_of, residue_byte64), the check's magnitude bytes of the first check_terms terms;
+ *   the products (exact INT32 sums, reduced by ozaki_mod) and reconstruct64 (ozaki64_reconstruct_fast:
+ *     its 32-bit limbs sum to the same y and f);
+ *   residue_products<true>'s check_epilogue (step 16's, bound -1: check_needed holds): an element is
+ *     refused where its 7-bit sum w is below its row's least accepted w against the tile's columns
+ *     (least_accepted), its column's rho is past its row's limit, and ozaki_check_accepts fails;
+ *   fp64_loop: the refused elements and every element of a row or column holding NaN or Inf, one
+ *     fused multiply-add a term from 0.0, k in order.
+ * The model also computes the reference forms beside the GPU's (ozaki_residue of ozaki64_scaled,
+ * ozaki64_reconstruct, the verdict without least_accepted's shortcut) and counts where they differ:
+ * nowhere, or the GPU's forms are not what ozaki64.h proves. */
+#define STEP_TILE 256      /* step20.cu's padding (step 16's TILE) */
+#define STEP_THREADS 256   /* row_facts' block: FACT_THREADS */
+#define STEP_CHUNK 128     /* residues_bt64's k per block: BT64_K */
+#define STEP_CHECK_BN 256  /* the check's tile of columns: BN */
+#define STEP_MAGIC_52 0x1.8p52
+
+static double double_of_bits(uint64_t bits)
+{
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+static uint32_t low_word_of(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, 8);
+    return (uint32_t)bits;
+}
+
+/* residue_byte64 of split64_of(v) (v an integer in a double, |v| <= 2^62), as the int8 the products
+ * read: the FP64 units' residue. */
+static int residue_like_gpu(double v, int p)
+{
+    const double vh = rint(v * 0x1p-30), vl_magic = fma(-vh, 0x1p30, v) + STEP_MAGIC_52;
+    uint32_t byte;
+    if (p == 256) {
+        byte = low_word_of(vl_magic) & 0xffu;
+    } else {
+        const double T = fma(vh, (double)((1u << 30) % (unsigned)p), vl_magic);
+        const double z = fma(T - STEP_MAGIC_52, 1.0 / p, STEP_MAGIC_52);
+        byte = (low_word_of(T) - (uint32_t)p * low_word_of(z)) & 0xffu;
+    }
+    return byte >= 128 ? (int)byte - 256 : (int)byte;
+}
+
+/* span_limit64 (step20.cu) */
+static double span_limit_like_gpu(double rho_a, int k)
+{
+    if (!ozaki64_span_ok(rho_a, 0.0, k))
+        return -1.0;
+    for (int x = 0; x >= -60; x--)
+        if (ozaki64_span_ok(rho_a, ozaki_pow2(x), k))
+            return ozaki_pow2(x);
+    return 0.0;
+}
+
+/* least_accepted (step 16's ozaki_passes.h), on the CPU's directed roundings */
+static int least_accepted_like_gpu(double h, double g, double norm_a, double norm_b, int k, double bound_less_u)
+{
+    const double err = ozaki_add_up(ozaki_add_up(h * norm_b, g * norm_a), h * g * (double)k);
+    const double need = ozaki_mul_up(1.0 + OZAKI_UNIT_ROUNDOFF, err);
+    const double guess = ceil(need * 0x1p14 / bound_less_u);
+    if (!(guess < 2147483647.0))
+        return INT_MAX;
+    int w = (int)guess;
+    while (w > 0 && ozaki_mul_down(bound_less_u, (double)(w - 1)) * 0x1p-14 >= need)
+        w--;
+    while (w < INT_MAX && !(ozaki_mul_down(bound_less_u, (double)w) * 0x1p-14 >= need))
+        w++;
+    return w;
+}
+
+/* A row of A or a column of B as the step's passes see it. */
+struct step_line {
+    double big, small, abs_sum; /* largest finite magnitude, smallest nonzero (0.0: none), the sum */
+    int e, special, past;       /* big's exponent, NaN/Inf in the line, (R) fails even with an exact partner */
+    double rho, half, limit, norm;
+};
+
+/* note_magnitude over the line (row_facts, col_extremes): the extremes as bits */
+static void line_extremes(const double *v, size_t stride, int n, struct step_line *L)
+{
+    uint64_t most = 0, least = ~0ull;
+    L->special = 0;
+    for (int k = 0; k < n; k++) {
+        const double m = fabs(v[(size_t)k * stride]);
+        uint64_t bits;
+        memcpy(&bits, &m, 8);
+        if (isfinite(m)) {
+            most = bits > most ? bits : most;
+            if (bits && bits < least)
+                least = bits;
+        } else {
+            L->special = 1;
+        }
+    }
+    L->big = double_of_bits(most);
+    L->small = least == ~0ull ? 0.0 : double_of_bits(least);
+    L->e = ozaki64_exponent(L->big);
+}
+
+/* row_facts' sum: 256 threads, k strided by 256; each warp's butterfly (lane l adds lane l ^ d's
+ * value to its own, d = 16 ... 1, all lanes at once); then the warps' lane 0 in order from 0.0. */
+static double row_sum_like_gpu(const double *row, int n, int e)
+{
+    double lane[STEP_THREADS];
+    for (int t = 0; t < STEP_THREADS; t++) {
+        double s = 0.0;
+        for (int k = t; k < n; k += STEP_THREADS)
+            if (isfinite(row[k]))
+                s = s + ozaki64_times_pow2(fabs(row[k]), -e);
+        lane[t] = s;
+    }
+    double sum = 0.0;
+    for (int w = 0; w < STEP_THREADS / 32; w++) {
+        double *v = lane + 32 * w, next[32];
+        for (int d = 16; d > 0; d /= 2) {
+            for (int l = 0; l < 32; l++)
+                next[l] = v[l] + v[l ^ d];
+            memcpy(v, next, sizeof next);
+        }
+        sum = sum + v[0];
+    }
+    return sum;
+}
+
+/* residues_bt64's sums of column j (B n x n, row-major), chunk by chunk of 128 k over the padded
+ * k, as span_facts adds them: in a chunk, thread ty's sixteen terms in (g, q) order, then the
+ * eight threads' in ty order. */
+static double col_sum_like_gpu(const double *b, int n, int padded, int j, int f)
+{
+    double col_sum = 0.0;
+    for (int c = 0; c < padded / STEP_CHUNK; c++) {
+        double chunk = 0.0;
+        for (int ty = 0; ty < 8; ty++) {
+            double s = 0.0;
+            for (int g = 0; g < 4; g++)
+                for (int q = 0; q < 4; q++) {
+                    const int k = STEP_CHUNK * c + 32 * g + 4 * ty + q;
+                    const double x = k < n ? b[(size_t)k * n + j] : 0.0;
+                    if (isfinite(x))
+                        s = s + ozaki64_times_pow2(fabs(x), -f);
+                }
+            chunk = chunk + s;
+        }
+        col_sum = col_sum + chunk;
+    }
+    return col_sum;
+}
+
+/* line_fact64 (step20.cu) */
+static void line_fact_like_gpu(struct step_line *L, int n, int bits)
+{
+    L->rho = ozaki64_span_rho(L->big, L->small, bits);
+    L->half = ozaki_half_step(L->rho, bits);
+    L->limit = span_limit_like_gpu(L->rho, n);
+    L->norm = ozaki64_norm_bound(L->abs_sum, n, L->half);
+    L->past = !ozaki64_span_ok(L->rho, 0.0, n);
+}
+
+/* What a run of the whole step counts: the run report's numbers, and the model's own. */
+struct whole_counts {
+    int count, alpha, beta;                     /* the plan */
+    long rows_past, cols_past, refused;         /* the run report's */
+    long special;                               /* elements of a row or column with NaN or Inf */
+    long residue_differ, recon_differ, shortcut_differ; /* the GPU's forms against the reference forms: 0 */
+    long judged, past_bound;                    /* the products' elements judged, of them past k u |A||B| */
+    double worst;                               /* the largest |C - AB| / (k u |A||B|) of those */
+};
+
+/* Per row of C, while the rows run side by side. */
+struct row_tally {
+    long refused, special, recon_differ, shortcut_differ, judged, past_bound;
+    double worst;
+};
+
+static void *whole_alloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size);
+    if (!p) {
+        fprintf(stderr, "ozaki64_model: out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+static int32_t dot8(const int8_t *x, const int8_t *y, int n)
+{
+    int32_t s = 0; /* exact: n 128^2 < 2^31 */
+    for (int t = 0; t < n; t++)
+        s += (int32_t)x[t] * y[t];
+    return s;
+}
+
+static int32_t dot_bytes(const uint8_t *x, const uint8_t *y, int n)
+{
+    int32_t s = 0;
+    for (int t = 0; t < n; t++)
+        s += (int32_t)x[t] * y[t];
+    return s;
+}
+
+/* step20's C for n x n row-major a and b, into c (n x n), and the counts; judge: every element the
+ * products give checked against the exact product (k u |A||B|, 2^-1075 more where C is subnormal).
+ * 0, or -1 where the step has no plan for n. */
+static int whole_step(const double *a, const double *b, int n, double *c, int judge, struct whole_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    struct ozaki64_plan plan;
+    const int count = ozaki64_default_moduli(n);
+    if (n < 1 || n > OZAKI64_MAX_K || ozaki64_plan_make(count, n, &plan) != 0)
+        return -1;
+    out->count = count, out->alpha = plan.alpha, out->beta = plan.beta;
+    const int padded = (n + STEP_TILE - 1) / STEP_TILE * STEP_TILE;
+    const int check_terms = ozaki_check_terms(n) < padded ? ozaki_check_terms(n) : padded;
+    const int terms = check_terms < n ? check_terms : n; /* the bytes past n are 0 */
+    const size_t nn = (size_t)n * n;
+    struct step_line *rows = whole_alloc((size_t)n, sizeof *rows), *cols = whole_alloc((size_t)n, sizeof *cols);
+    double *bt = whole_alloc(nn, sizeof *bt);
+    int8_t *ra = whole_alloc((size_t)count * nn, 1), *rb = whole_alloc((size_t)count * nn, 1);
+    uint8_t *bytes_a = whole_alloc((size_t)n * terms, 1), *bytes_b = whole_alloc((size_t)n * terms, 1);
+    const int tiles = padded / STEP_CHECK_BN;
+    double *g_most = whole_alloc((size_t)tiles, sizeof *g_most), *nb_most = whole_alloc((size_t)tiles, sizeof *nb_most);
+    struct row_tally *tally = whole_alloc((size_t)n, sizeof *tally);
+    long *residue_differ = whole_alloc(2 * (size_t)n, sizeof *residue_differ); /* per line, rows then columns */
+
+    /* 1. the lines' facts */
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < n; k++)
+            bt[(size_t)i * n + k] = b[(size_t)k * n + i];
+        line_extremes(a + (size_t)i * n, 1, n, &rows[i]);
+        rows[i].abs_sum = row_sum_like_gpu(a + (size_t)i * n, n, rows[i].e);
+        line_fact_like_gpu(&rows[i], n, plan.alpha);
+        line_extremes(b + i, (size_t)n, n, &cols[i]);
+        cols[i].abs_sum = col_sum_like_gpu(b, n, padded, i, cols[i].e);
+        line_fact_like_gpu(&cols[i], n, plan.beta);
+    }
+    /* 2. the residues and the check's bytes: row i of A (side 0), column i of B (side 1) */
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < 2 * n; i++) {
+        const int side = i / n, line = i % n;
+        const double *v = side ? bt + (size_t)line * n : a + (size_t)line * n;
+        const int e = side ? cols[line].e : rows[line].e, bits = side ? plan.beta : plan.alpha;
+        int8_t *res = side ? rb : ra;
+        uint8_t *bytes = side ? bytes_b : bytes_a;
+        for (int k = 0; k < n; k++) {
+            const double x = v[k];
+            const double scaled = isfinite(x) ? rint(ozaki64_times_pow2(x, bits - e)) : 0.0; /* scaled_split */
+            const int64_t exact = ozaki64_scaled(x, bits - e);
+            residue_differ[i] += (int64_t)scaled != exact;
+            for (int l = 0; l < count; l++) {
+                const int r = residue_like_gpu(scaled, plan.p[l]);
+                residue_differ[i] += r != ozaki_residue(exact, plan.p[l]);
+                res[((size_t)l * n + line) * n + k] = (int8_t)r;
+            }
+            if (k < terms)
+                bytes[(size_t)line * terms + k] = (uint8_t)ozaki64_magnitude_byte(x, e);
+        }
+    }
+    for (int j = 0; j < n; j++) { /* the check's columns' largest half step and norm, per tile of BN */
+        const int t = j / STEP_CHECK_BN;
+        g_most[t] = fmax(g_most[t], cols[j].half);
+        nb_most[t] = fmax(nb_most[t], cols[j].norm);
+    }
+    const double bound_less_u = (double)(n - 1) * OZAKI64_UNIT_ROUNDOFF;
+    /* 3 ... 5, a row of C at a time */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int i = 0; i < n; i++) {
+        struct row_tally *T = &tally[i];
+        const struct step_line *R = &rows[i];
+        int least[OZAKI64_MAX_K / STEP_CHECK_BN + 1];
+        for (int t = 0; t < tiles; t++)
+            least[t] = least_accepted_like_gpu(R->half, g_most[t], R->norm, nb_most[t], n, bound_less_u);
+        for (int j = 0; j < n; j++) {
+            const struct step_line *C = &cols[j];
+            uint32_t r[OZAKI64_MAX_MODULI];
+            for (int l = 0; l < count; l++)
+                r[l] = (uint32_t)ozaki_mod(dot8(ra + ((size_t)l * n + i) * n, rb + ((size_t)l * n + j) * n, n),
+                                           plan.p[l], plan.magic[l]);
+            const int e = R->e - plan.alpha - plan.beta + C->e;
+            double value = ozaki64_reconstruct_fast(&plan, r, e);
+            const double exact = ozaki64_reconstruct(&plan, r, e);
+            T->recon_differ += memcmp(&value, &exact, 8) != 0;
+            int refused = 0;
+            if (C->rho > R->limit) {
+                const int32_t w = dot_bytes(bytes_a + (size_t)i * terms, bytes_b + (size_t)j * terms, terms);
+                const int accepts = ozaki_check_accepts(w, R->half, C->half, R->norm, C->norm, n, bound_less_u);
+                refused = w < least[j / STEP_CHECK_BN] && !accepts;
+                T->shortcut_differ += refused != !accepts;
+            }
+            T->refused += refused;
+            const int special = R->special || C->special;
+            T->special += special;
+            if (refused || special) {
+                value = fp64_loop(a + (size_t)i * n, bt + (size_t)j * n, n);
+            } else if (judge) {
+                struct exact x;
+                double ratio;
+                exact_element(a + (size_t)i * n, bt + (size_t)j * n, n, &x);
+                T->judged++;
+                T->past_bound += !within_bound(&x, value, n, &ratio);
+                T->worst = ratio > T->worst ? ratio : T->worst;
+            }
+            c[(size_t)i * n + j] = value;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        out->rows_past += rows[i].past;
+        out->cols_past += cols[i].past;
+        out->refused += tally[i].refused;
+        out->special += tally[i].special;
+        out->residue_differ += residue_differ[i] + residue_differ[n + i];
+        out->recon_differ += tally[i].recon_differ;
+        out->shortcut_differ += tally[i].shortcut_differ;
+        out->judged += tally[i].judged;
+        out->past_bound += tally[i].past_bound;
+        out->worst = tally[i].worst > out->worst ? tally[i].worst : out->worst;
+    }
+    free(rows), free(cols), free(bt), free(ra), free(rb), free(bytes_a), free(bytes_b), free(g_most), free(nb_most);
+    free(tally), free(residue_differ);
+    return 0;
+}
+
+/* ---- The cases a GPU run is matched against (--save-cases DIR) ---- */
+
+#define CASE_SIZES_MAX 32
+#define CASE_N_MAX 1024 /* O(count n^3) integer work on the CPU */
+static const int default_case_sizes[] = {1, 2, 3, 7, 17, 33, 64, 100, 127, 128, 257};
+
+/* The crafted cases, after the families: their names and what they hold. */
+enum { CASE_LINES, CASE_SPECIAL, CASE_LONG, CRAFTED_CASES };
+static const char *const crafted_case_name[CRAFTED_CASES] = {"lines_n40", "special_n33", "mixed_n600"};
+static const int crafted_case_n[CRAFTED_CASES] = {40, 33, 600};
+static const char *const crafted_case_text[CRAFTED_CASES] = {
+    "wide inputs with a row of A of zeros (-0.0 among them) and a column of B of zeros, a subnormal row, "
+    "a row of one 1.5 and the rest 2^-100 ... 2^-150, a column spanning 2^300 ... 2^-300, a column with one "
+    "nonzero, a row near 2^700",
+    "wide inputs with A[1][2] = Inf and B[2][3] = -Inf: row 1 and column 3 through the FP64 loop, "
+    "no NaN (every other term finite and nonzero)",
+    "the mixed family at n = 600: the check sums 512 of the 600 terms; C in 6 x 3 tiles of the check (128 x 256)"};
+
+/* A case's inputs: family f (seed 0, A then B: the step's own -n N --dist F) or a crafted one. */
+static void make_whole_case(int f, int n, double *a, double *b)
+{
+    uint64_t state = 0;
+    const enum input_dist dist = f < DIST_COUNT                ? (enum input_dist)f
+                                 : f == DIST_COUNT + CASE_LONG ? DIST_MIXED
+                                                               : DIST_WIDE;
+    matgen_dist64(dist, 'A', a, (size_t)n, n, n, &state);
+    matgen_dist64(dist, 'B', b, (size_t)n, n, n, &state);
+    if (f == DIST_COUNT + CASE_LINES) {
+        for (int k = 0; k < n; k++) {
+            a[k] = k % 2 ? -0.0 : 0.0;                                                      /* row 0 */
+            b[(size_t)k * n] = 0.0;                                                         /* column 0 */
+            a[2 * (size_t)n + k] = rand_sign(&state, ldexp(rand_m(&state), -1040 - rand_in(&state, 0, 30)));
+            a[3 * (size_t)n + k] = k == 0 ? 1.5 : rand_sign(&state, ldexp(rand_m(&state), -rand_in(&state, 100, 150)));
+            b[(size_t)k * n + 3] = k == 0 ? ldexp(rand_m(&state), 300)
+                                          : rand_sign(&state, ldexp(rand_m(&state), -rand_in(&state, 0, 300)));
+            b[(size_t)k * n + 5] = k == 7 ? -1.25 : 0.0;
+            a[6 * (size_t)n + k] = rand_sign(&state, ldexp(rand_m(&state), 700)); /* times 2^300: no overflow */
+        }
+    } else if (f == DIST_COUNT + CASE_SPECIAL) {
+        a[1 * (size_t)n + 2] = INFINITY;
+        b[2 * (size_t)n + 3] = -INFINITY;
+    }
+}
+
+static int write_whole_case(const char *dir, const char *name, const double *a, const double *b, const double *c, int n,
+                            const struct whole_counts *w)
+{
+    char path[4096], file[4200];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return -1;
+    mkdir(dir, 0777);
+    mkdir(path, 0777);
+    const char *names[3] = {"a.npy", "b.npy", "c_model.npy"};
+    const double *mats[3] = {a, b, c};
+    for (int x = 0; x < 3; x++) {
+        snprintf(file, sizeof file, "%s/%s", path, names[x]);
+        if (save_npy_as(file, mats[x], n, n, ELEMENT_FP64) != 0)
+            return -1;
+    }
+    snprintf(file, sizeof file, "%s/counts.txt", path);
+    FILE *out = fopen(file, "w");
+    if (!out)
+        return -1;
+    const int printed = fprintf(out, "moduli=%d alpha=%d beta=%d rows_past=%ld cols_past=%ld refused=%ld elements=%lld "
+                                "special=%ld\n", w->count, w->alpha, w->beta, w->rows_past, w->cols_past, w->refused,
+                                (long long)n * n, w->special);
+    return fclose(out) != 0 || printed < 0 ? -1 : 0;
+}
+
+/* Every family at every size, then the crafted cases: the whole step's C written beside A and B, and
+ * TAP lines on what the model found. */
+static void save_cases(const char *dir, const int *sizes, int n_sizes)
+{
+    long written = 0, failed = 0, nan_elements = 0, cases = 0;
+    printf("# the whole step's cases in %s: family, n, moduli, alpha/beta, rows and columns past (R) alone, "
+           "elements refused by the check, elements in NaN/Inf lines\n", dir);
+    for (int f = 0; f < DIST_COUNT + CRAFTED_CASES; f++) {
+        struct whole_counts all;
+        memset(&all, 0, sizeof all);
+        char sizes_text[256] = "";
+        for (int s = 0; s < (f < DIST_COUNT ? n_sizes : 1); s++) {
+            const int n = f < DIST_COUNT ? sizes[s] : crafted_case_n[f - DIST_COUNT];
+            char name[80];
+            if (f < DIST_COUNT)
+                snprintf(name, sizeof name, "%s_n%d", dist_name((enum input_dist)f), n);
+            else
+                snprintf(name, sizeof name, "%s", crafted_case_name[f - DIST_COUNT]);
+            const size_t used = strlen(sizes_text);
+            snprintf(sizes_text + used, sizeof sizes_text - used, "%s%d", used ? " " : "", n);
+            double *a = whole_alloc((size_t)n * n, sizeof *a), *b = whole_alloc((size_t)n * n, sizeof *b);
+            double *c = whole_alloc((size_t)n * n, sizeof *c);
+            make_whole_case(f, n, a, b);
+            struct whole_counts w;
+            cases++;
+            if (whole_step(a, b, n, c, 1, &w) != 0) {
+                printf("# %s: no plan for n = %d\n", name, n);
+                failed++;
+            } else {
+                for (size_t e = 0; e < (size_t)n * n; e++)
+                    nan_elements += isnan(c[e]) != 0;
+                if (write_whole_case(dir, name, a, b, c, n, &w) == 0)
+                    written++;
+                else
+                    failed++;
+                printf("# %-16s %5d %3d %2d/%2d %5ld %5ld %8ld %6ld\n", name, n, w.count, w.alpha, w.beta, w.rows_past,
+                       w.cols_past, w.refused, w.special);
+                all.rows_past += w.rows_past, all.cols_past += w.cols_past, all.refused += w.refused;
+                all.special += w.special, all.residue_differ += w.residue_differ, all.recon_differ += w.recon_differ;
+                all.shortcut_differ += w.shortcut_differ, all.judged += w.judged, all.past_bound += w.past_bound;
+                all.worst = w.worst > all.worst ? w.worst : all.worst;
+            }
+            free(a), free(b), free(c);
+        }
+        const char *what = f < DIST_COUNT ? dist_name((enum input_dist)f) : crafted_case_name[f - DIST_COUNT];
+        if (f >= DIST_COUNT)
+            printf("#   (%s: %s)\n", what, crafted_case_text[f - DIST_COUNT]);
+        ok(all.residue_differ == 0 && all.recon_differ == 0 && all.shortcut_differ == 0,
+           "whole step, %s, n = %s: the GPU's forms equal the reference forms everywhere: the FP64 units' residues "
+           "and scaling against ozaki_residue of ozaki64_scaled (%ld differ), the fast reconstruction against "
+           "ozaki64_reconstruct (%ld), the check's verdict with least_accepted's shortcut and without (%ld)",
+           what, sizes_text, all.residue_differ, all.recon_differ, all.shortcut_differ);
+        ok(all.past_bound == 0, "whole step, %s, n = %s: every element the products give (R or the check accepted "
+           "it) within n u |A||B| exactly: %ld of %ld, the worst %.4f of it; %ld refused (the FP64 loop), %ld in "
+           "NaN/Inf lines", what, sizes_text, all.judged - all.past_bound, all.judged, all.worst, all.refused,
+           all.special);
+    }
+    ok(failed == 0 && written == cases && nan_elements == 0, "--save-cases %s: %ld of %ld cases written, each as "
+       "NAME/a.npy, b.npy, c_model.npy (float64, C order) and counts.txt; %ld NaN in the model's C (none: a NaN's "
+       "payload is the processor's, no byte to match)", dir, written, cases, nan_elements);
+}
+
 int main(int argc, char **argv)
 {
     struct search s = {.seed = 20, .count_lo = 14, .count_hi = OZAKI64_MAX_MODULI, .trials = 8, .trials_long = 2, .longs = 7,
                        .long_k = {100, 128, 181, 256, 512, 1000, 4096}};
-    int quick = 0, trials = 0;
+    int quick = 0, trials = 0, sizes_given = 0, sizes[CASE_SIZES_MAX];
+    int n_sizes = (int)(sizeof default_case_sizes / sizeof *default_case_sizes);
+    const char *save_dir = NULL;
+    memcpy(sizes, default_case_sizes, sizeof default_case_sizes);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) {
             quick = 1;
@@ -1001,10 +1486,34 @@ int main(int argc, char **argv)
             s.count_hi = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
             s.seed = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--save-cases") && i + 1 < argc) {
+            save_dir = argv[++i];
+        } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+            n_sizes = 0, sizes_given = 1;
+            for (char *p = argv[++i], *end; *p; p = end) {
+                const long n = strtol(p, &end, 10);
+                if (end == p || n < 1 || n > CASE_N_MAX || n_sizes == CASE_SIZES_MAX) {
+                    fprintf(stderr, "ozaki64_model: --sizes takes up to %d sizes 1 ... %d\n", CASE_SIZES_MAX,
+                            CASE_N_MAX);
+                    return 2;
+                }
+                sizes[n_sizes++] = (int)n;
+                while (*end == ' ' || *end == ',')
+                    end++;
+            }
         } else {
-            fprintf(stderr, "usage: %s [--quick] [--counts LO HI] [--trials T] [--long \"K ...\"] [--seed S]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--counts LO HI] [--trials T] [--long \"K ...\"] [--seed S] | "
+                    "--save-cases DIR [--sizes \"N ...\"]\n", argv[0]);
             return 2;
         }
+    }
+    if (!save_dir && sizes_given) {
+        fprintf(stderr, "ozaki64_model: --sizes goes with --save-cases\n");
+        return 2;
+    }
+    if (save_dir) {
+        save_cases(save_dir, sizes, n_sizes);
+        return done_testing();
     }
     if (s.count_lo < 2 || s.count_hi > OZAKI64_MAX_MODULI || s.count_lo > s.count_hi) {
         fprintf(stderr, "ozaki64_model: --counts within 2 ... %d\n", OZAKI64_MAX_MODULI);
