@@ -34,6 +34,41 @@ def save(fig, out, name):
     print(f"wrote {os.path.join(os.path.relpath(out), name)}.png and .svg")
 
 
+def speed_against_n(out, name, rows, programs, style, label, dashed, thick, ceiling, bound, title, legend_panel=0):
+    """A sweep's chart: each program's speed over the ceiling against n (log), uniform and wide
+    inputs side by side. rows: dicts with program, n, dist, speedup (a number) and status; style:
+    program -> (colour, marker); label: program -> its legend's name; dashed, thick: programs drawn
+    so; runs past the bound as hollow red rings. Saved as out/name (save)."""
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
+    for ax, dist in zip(axes, ("uniform", "wide")):
+        for p in programs:
+            pts = sorted((int(r["n"]), float(r["speedup"]), r["status"]) for r in rows
+                         if r["program"] == p and r["dist"] == dist)
+            if not pts:
+                continue
+            color, marker = style[p]
+            ax.plot([n for n, _, _ in pts], [x for _, x, _ in pts], marker=marker, color=color,
+                    linestyle="--" if p in dashed else "-", linewidth=2.2 if p in thick else 1.2, label=label(p))
+            bad = [(n, x) for n, x, s in pts if s != "pass"]
+            if bad:
+                ax.scatter([n for n, _ in bad], [x for _, x in bad], s=90, facecolors="none",
+                           edgecolors="#cb181d", linewidths=1.5, zorder=4)
+        ax.axhline(1.0, color="black", linewidth=1)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("n (log)")
+        ax.set_title(f"{dist} inputs", fontsize=10)
+        ax.grid(alpha=0.3, which="both")
+    axes[0].set_ylabel(f"speed over {ceiling} of the same run (1: {ceiling.split()[-1]})")
+    handles, labels = axes[0].get_legend_handles_labels()
+    handles.append(plt.Line2D([], [], marker="o", linestyle="none", markerfacecolor="none",
+                              markeredgecolor="#cb181d", markersize=9))
+    labels.append(f"past the {bound} bound (FAIL)")
+    axes[legend_panel].legend(handles, labels, fontsize=7, loc="upper left")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    save(fig, out, name)
+
+
 def canvas(x0, x1, y0, y1, unit):
     """A figure whose data units are `unit` inches, y downwards, no axes drawn."""
     fig = plt.figure(figsize=((x1 - x0) * unit, (y1 - y0) * unit))

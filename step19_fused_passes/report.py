@@ -101,42 +101,14 @@ def crossover_chart(shared, results_dir, out):
     """Each FP32-accurate program's speed over SGEMM's against n, uniform and wide inputs side by
     side; GEMMul8 dashed, its runs past the fp32 bound as hollow red rings. One chart per device:
     crossover_<device>.png."""
-    save = shared.drawing.save  # first: it sets matplotlib up to write the same bytes every run
-    import matplotlib.pyplot as plt  # here: the README's numbers need no matplotlib
     for slug, rows in crossover_files(shared, results_dir):
         if not any(r["program"] == STEP for r in rows):
             continue
-        fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
-        for ax, dist in zip(axes, ("uniform", "wide")):
-            for p in ACCURATE + PEERS:
-                pts = sorted((int(r["n"]), float(r["speedup"]), r["status"]) for r in rows
-                             if r["program"] == p and r["dist"] == dist)
-                if not pts:
-                    continue
-                color, marker = STYLE[p]
-                ax.plot([n for n, _, _ in pts], [x for _, x, _ in pts], marker=marker, color=color,
-                        linestyle="--" if p in PEERS else "-", linewidth=2.2 if p == STEP else 1.2,
-                        label=PEER_NAMES.get(p, shared.label(p)))
-                bad = [(n, x) for n, x, s in pts if s != "pass"]
-                if bad:
-                    ax.scatter([n for n, _ in bad], [x for _, x in bad], s=90, facecolors="none",
-                               edgecolors="#cb181d", linewidths=1.5, zorder=4)
-            ax.axhline(1.0, color="black", linewidth=1)
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("n (log)")
-            ax.set_title(f"{dist} inputs", fontsize=10)
-            ax.grid(alpha=0.3, which="both")
-        axes[0].set_ylabel("speed over cuBLAS SGEMM of the same run (1: SGEMM)")
-        handles, labels = axes[0].get_legend_handles_labels()
-        handles.append(plt.Line2D([], [], marker="o", linestyle="none", markerfacecolor="none",
-                                  markeredgecolor="#cb181d", markersize=9))
-        labels.append("past the fp32 bound (FAIL)")
-        axes[1].legend(handles, labels, fontsize=7, loc="upper left")
         dates = ", ".join(sorted({r["date"][:10] for r in rows}))
-        fig.suptitle(f"Where each FP32-accurate method wins, on {rows[0]['device']} (measured {dates}, one run)",
-                     fontsize=11)
-        fig.tight_layout()
-        save(fig, out, "crossover_" + slug)
+        shared.drawing.speed_against_n(
+            out, "crossover_" + slug, rows, ACCURATE + PEERS, STYLE, lambda p: PEER_NAMES.get(p, shared.label(p)),
+            dashed=PEERS, thick=[STEP], ceiling="cuBLAS SGEMM", bound="fp32", legend_panel=1,
+            title=f"Where each FP32-accurate method wins, on {rows[0]['device']} (measured {dates}, one run)")
 
 
 def epilogue(shared, results, n, dist="uniform", fused=0, column="speedup"):

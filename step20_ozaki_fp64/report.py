@@ -87,41 +87,14 @@ STYLE = {STEP: ("#08306b", "o"), "cublas_dgemm_emulated": ("#969696", "s"),
 def fp64_chart(shared, results_dir, out):
     """Each program's speed over DGEMM's against n, uniform and wide inputs side by side; the peers
     dashed, runs past the fp64 bound as hollow red rings. One chart per device: fp64_<device>.png."""
-    save = shared.drawing.save  # first: it sets matplotlib up to write the same bytes every run
-    import matplotlib.pyplot as plt  # here: the README's numbers need no matplotlib
     for slug, rows, _ in sweep_files(shared, results_dir):
         if not any(r["program"] == STEP for r in rows):
             continue
-        fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
-        for ax, dist in zip(axes, ("uniform", "wide")):
-            for p in PROGRAMS:
-                pts = sorted((int(r["n"]), r["speedup"], r["status"]) for r in rows
-                             if r["program"] == p and r["dist"] == dist)
-                if not pts:
-                    continue
-                color, marker = STYLE[p]
-                ax.plot([n for n, _, _ in pts], [x for _, x, _ in pts], marker=marker, color=color,
-                        linestyle="-" if p == STEP else "--", linewidth=2.2 if p == STEP else 1.2, label=NAMES[p])
-                bad = [(n, x) for n, x, s in pts if s != "pass"]
-                if bad:
-                    ax.scatter([n for n, _ in bad], [x for _, x in bad], s=90, facecolors="none",
-                               edgecolors="#cb181d", linewidths=1.5, zorder=4)
-            ax.axhline(1.0, color="black", linewidth=1)
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("n (log)")
-            ax.set_title(f"{dist} inputs", fontsize=10)
-            ax.grid(alpha=0.3, which="both")
-        axes[0].set_ylabel("speed over cuBLAS DGEMM of the same run (1: DGEMM)")
-        handles, labels = axes[0].get_legend_handles_labels()
-        handles.append(plt.Line2D([], [], marker="o", linestyle="none", markerfacecolor="none",
-                                  markeredgecolor="#cb181d", markersize=9))
-        labels.append("past the fp64 bound (FAIL)")
-        axes[0].legend(handles, labels, fontsize=7, loc="upper left")
         dates = ", ".join(sorted({r["date"][:10] for r in rows}))
-        fig.suptitle(f"FP64 products: speed over DGEMM on {rows[0]['device']} (measured {dates}, one run)",
-                     fontsize=11)
-        fig.tight_layout()
-        save(fig, out, "fp64_" + slug)
+        shared.drawing.speed_against_n(
+            out, "fp64_" + slug, rows, PROGRAMS, STYLE, NAMES.get, dashed=PROGRAMS[1:], thick=[STEP],
+            ceiling="cuBLAS DGEMM", bound="fp64",
+            title=f"FP64 products: speed over DGEMM on {rows[0]['device']} (measured {dates}, one run)")
 
 
 # The step's kernels, in launch order, with what each does; the two INT8 products last.

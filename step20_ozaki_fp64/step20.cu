@@ -18,7 +18,8 @@
 #include "ozaki64.h"
 
 /* The counts of moduli: the default's (ozaki64_default_moduli: one below OZAKI64_LONG_SUMS, one
- * from there), or one count for every n in a MODULI64=N build (MODULI would set step 16's count) (make sweep STEP=20 NAME=moduli). */
+ * from there), or one count for every n in a MODULI64=N build (make sweep STEP=20 NAME=moduli; the
+ * name is not MODULI, which sets step 16's count in ozaki_passes.h). */
 #ifdef MODULI64
 #define SHORT_COUNT MODULI64
 #define LONG_COUNT MODULI64
@@ -48,7 +49,7 @@ const struct step_info step_info = {
                     "after the products (a 7-bit INT8 product, a lower bound of |A||B|) accepts each of their elements "
                     "or refuses it; an FP64 loop computes the refused ones and every element of a row or column that "
                     "holds NaN or Inf; the run report counts the rows, columns and elements",
-    .builds_on = "step16 step18", /* step 16's arithmetic and check, step 18's products */
+    .builds_on = "step18 step16", /* step 18's products on its schedule; step 16's arithmetic and check */
 };
 
 /* ---- 1. The lines' facts ---- */
