@@ -173,6 +173,8 @@ OZAKI_HD int64_t ozaki64_scaled_fpu(double x, int shift)
 
 /* ---- The plan ---- */
 
+#define OZAKI64_CHUNK_BITS 40 /* the FP64 units' form of step 4: see ozaki64_chunked */
+
 /* What the kernels need, computed once on the host (ozaki64_plan_make), passed by value. */
 struct ozaki64_plan {
     int count;                                 /* moduli used */
@@ -181,6 +183,8 @@ struct ozaki64_plan {
     uint32_t magic[OZAKI64_MAX_MODULI];        /* ozaki_mod_magic(p[l]) */
     struct ozaki64_u192 q[OZAKI64_MAX_MODULI]; /* q_l = (P / p_l) ((P / p_l)^-1 mod p_l); 0 past count */
     double w[OZAKI64_MAX_MODULI];              /* q_l / P, within 3.1 2^-53 (three roundings); 0 past count */
+    double chunk[OZAKI64_MAX_MODULI][3];       /* q_l's 40-bit chunks (ozaki64_chunked: its low 120 bits) */
+    double chunk_over_P[3];                    /* 2^(40 h) / P, within 2.1 2^-53 */
     struct ozaki64_u192 P, P_half;             /* P, and P / 2 (P is even: 256 is a modulus) */
     double inv_P;                              /* 1 / P, for the exact path's quotient estimate */
 };
@@ -239,7 +243,12 @@ static inline int ozaki64_plan_make(int count, int k, struct ozaki64_plan *plan)
         plan->p[l] = p;
         plan->magic[l] = ozaki_mod_magic(p);
         plan->w[l] = ozaki64_to_double(&plan->q[l], 0, 0) / P_double;
+        for (int h = 0; h < 3; h++)
+            plan->chunk[l][h] = (double)(ozaki64_bits_from(&plan->q[l], OZAKI64_CHUNK_BITS * h) &
+                                         ((1ull << OZAKI64_CHUNK_BITS) - 1));
     }
+    for (int h = 0; h < 3; h++)
+        plan->chunk_over_P[h] = ozaki_pow2(OZAKI64_CHUNK_BITS * h) / P_double;
     int s = -1;
     while (s < 2 * OZAKI64_MAX_BITS && ozaki64_fits(&P, k, s + 1))
         s++;
@@ -290,6 +299,17 @@ OZAKI_HD double ozaki64_shift_normal(double d, int s, int negative)
     return d;
 }
 
+/* v converted to double (to nearest, ties to even) by the hardware, then shifted by 2^s: the
+ * result must be normal. */
+OZAKI_HD double ozaki64_convert_shifted(uint64_t v, int s, int negative)
+{
+#ifdef __CUDA_ARCH__
+    return ozaki64_shift_normal(__ull2double_rn(v), s, negative);
+#else
+    return ozaki64_shift_normal((double)v, s, negative);
+#endif
+}
+
 /* The same, bit for bit, by the hardware's conversion where the result is normal (top in
  * -1022 ... 1022, so that the exponent, top or top + 1 after the rounding, stays in range): the top
  * 64 bits of m with the bits below folded into the last (they only break a tie, 11 bits further up)
@@ -300,11 +320,7 @@ OZAKI_HD double ozaki64_to_double_fast(const struct ozaki64_u192 *m, int negativ
     if (!bits || top < -1022 || top > 1022)
         return ozaki64_to_double(m, negative, e);
     const uint64_t v = drop ? ozaki64_bits_from(m, drop) | (uint64_t)ozaki64_any_below(m, drop) : m->w[0];
-#ifdef __CUDA_ARCH__
-    return ozaki64_shift_normal(__ull2double_rn(v), e + drop, negative);
-#else
-    return ozaki64_shift_normal((double)v, e + drop, negative); /* to nearest, ties to even */
-#endif
+    return ozaki64_convert_shifted(v, e + drop, negative);
 }
 
 /* ---- Step 4: the remainder theorem ---- */
@@ -370,8 +386,108 @@ OZAKI_HD double ozaki64_recon_finish(const struct ozaki64_plan *plan, double f, 
     return ozaki64_to_double_fast(&c, negative, e);
 }
 
+/* ---- The same on the FP64 units, for 15 moduli or fewer ----
+ * There P < 2^120 (2^117.8 at 15), and so |C'| < P / 2 < 2^119:
+ *  - each q_l is three 40-bit chunks q_l,h, and each chunk's sum A_h = sum_l r_l q_l,h, below
+ *    15 255 2^40 < 2^52, is exact in a double, built by fused multiply-adds (three a modulus);
+ *  - y = A_0 + A_1 2^40 + A_2 2^80 exactly, and y / P's estimate f = sum_h A_h (2^(40 h) / P) in
+ *    double, within 2^-38: three operations, not one a modulus;
+ *  - C' = y - t P modulo 2^128, two 64-bit limbs (ozaki64_recon_finish128). */
+#define OZAKI64_CHUNKED_MODULI 15
+
+OZAKI_HD int ozaki64_chunked(const struct ozaki64_plan *plan)
+{
+    return plan->count <= OZAKI64_CHUNKED_MODULI;
+}
+
+/* The high 64 bits of a b. */
+OZAKI_HD uint64_t ozaki64_mul_high(uint64_t a, uint64_t b)
+{
+#ifdef __CUDA_ARCH__
+    return __umul64hi(a, b);
+#else
+    return (uint64_t)((ozaki_u128)a * b >> 64);
+#endif
+}
+
+OZAKI_HD int ozaki64_bit_length64(uint64_t v)
+{
+#ifdef __CUDA_ARCH__
+    return 64 - __clzll((long long)v);
+#else
+    return v ? 64 - __builtin_clzll(v) : 0;
+#endif
+}
+
+/* m = hi 2^64 + lo times 2^e, rounded once to double: ozaki64_to_double_fast for two limbs (its top
+ * 64 bits, the bits below folded into the last, converted by the hardware where the result is
+ * normal; the exact path elsewhere). */
+OZAKI_HD double ozaki64_to_double128(uint64_t lo, uint64_t hi, int negative, int e)
+{
+    const int bits = hi ? 64 + ozaki64_bit_length64(hi) : ozaki64_bit_length64(lo), top = bits - 1 + e;
+    if (!bits || top < -1022 || top > 1022) {
+        const struct ozaki64_u192 m = {{lo, hi, 0}};
+        return ozaki64_to_double(&m, negative, e);
+    }
+    const int drop = bits > 64 ? bits - 64 : 0, keep = 64 - drop; /* hi's bits kept: keep, 0 ... 63 */
+    uint64_t v = lo;
+    if (drop == 64)
+        v = hi | (uint64_t)(lo != 0);
+    else if (drop)
+        v = hi << keep | lo >> drop | (uint64_t)(lo << keep != 0);
+    return ozaki64_convert_shifted(v, e + drop, negative);
+}
+
+/* ozaki64_recon_finish below 2^128 (P < 2^127): y = y_hi 2^64 + y_lo is sum r_l q_l modulo 2^128,
+ * f its quotient's estimate within 2^-36. 0 and *out set; or 1, *out untouched, where f lies too
+ * near a half-integer: then the caller reduces the sum exactly (ozaki64_reconstruct), which needs
+ * y's bits above 2^128. */
+OZAKI_HD int ozaki64_recon_finish128(const struct ozaki64_plan *plan, double f, uint64_t y_lo, uint64_t y_hi, int e,
+                                     double *out)
+{
+    const double t_double = rint(f);
+    if (!(fabs(f - t_double) <= 0.5 - 0x1p-30))
+        return 1;
+    const uint64_t t = (uint64_t)t_double; /* below 20 256 */
+    const uint64_t tP_lo = t * plan->P.w[0], tP_hi = ozaki64_mul_high(t, plan->P.w[0]) + t * plan->P.w[1];
+    uint64_t lo = y_lo - tP_lo, hi = y_hi - tP_hi - (uint64_t)(y_lo < tP_lo);
+    const int negative = (int)(hi >> 63);
+    if (negative) { /* |C'|: the two's complement of (hi, lo) */
+        hi = ~hi + (uint64_t)(lo == 0);
+        lo = 0 - lo;
+    }
+    *out = ozaki64_to_double128(lo, hi, negative, e);
+    return 0;
+}
+
+/* A whole number below 2^52, held in a double, as an integer: its low bits after 2^52 is added
+ * (exact), the floating-point unit's work instead of a conversion. */
+OZAKI_HD uint64_t ozaki64_whole(double x)
+{
+    x += 0x1p52;
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    return b & ((1ull << 52) - 1);
+}
+
+/* The chunked form's finish: y modulo 2^128 and f from the three sums (15 moduli or fewer). */
+OZAKI_HD int ozaki64_chunks_finish(const struct ozaki64_plan *plan, const double A[3], int e, double *out)
+{
+    const double f = fma(A[2], plan->chunk_over_P[2], fma(A[1], plan->chunk_over_P[1], A[0] * plan->chunk_over_P[0]));
+    const uint64_t a0 = ozaki64_whole(A[0]), a1 = ozaki64_whole(A[1]), a2 = ozaki64_whole(A[2]);
+    const uint64_t lo = a0 + (a1 << 40), hi = (a1 >> 24) + (a2 << 16) + (uint64_t)(lo < a0);
+    return ozaki64_recon_finish128(plan, f, lo, hi, e, out);
+}
+
 OZAKI_HD double ozaki64_reconstruct_fast(const struct ozaki64_plan *plan, const uint32_t *r, int e)
 {
+    if (ozaki64_chunked(plan)) {
+        double A[3] = {0.0, 0.0, 0.0}, out;
+        for (int l = 0; l < plan->count; l++)
+            for (int h = 0; h < 3; h++)
+                A[h] = fma((double)r[l], plan->chunk[l][h], A[h]);
+        return ozaki64_chunks_finish(plan, A, e, &out) ? ozaki64_reconstruct(plan, r, e) : out;
+    }
     double f = 0.0;
     struct ozaki64_u192 y = {{0, 0, 0}};
     for (int l = 0; l < plan->count; l++)

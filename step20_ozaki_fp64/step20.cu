@@ -338,11 +338,14 @@ __global__ static void __launch_bounds__(256)
 
 /* ---- 4. The remainder theorem ---- */
 
-/* Four neighbours of a row per thread: a word of each plane (a byte each). For each element,
- * y = sum r_l q_l modulo 2^192 with q_l in six 32-bit limbs, each limb's sum in 64 bits (r_l q_l,i <
- * 2^40: twenty of them stay below 2^45, no carry on the way), the carries once at the end, and
- * f = sum r_l w_l in ozaki64_recon_add's order, r_l made a double by the magic-number trick (no
- * conversion unit); then ozaki64_recon_finish: the same y and f, so the same double. */
+/* Four neighbours of a row per thread: a word of each plane (a byte each), r_l made a double by
+ * the magic-number trick (no conversion unit). Up to 15 moduli, the FP64 units' form
+ * (ozaki64_chunked): three fused multiply-adds a modulus into the chunks' sums, then
+ * ozaki64_chunks_finish, whose rare refusal (y / P near a half-integer) takes the exact path. From
+ * 16, y = sum r_l q_l modulo 2^192 with q_l in six 32-bit limbs, each limb's sum in 64 bits (r_l
+ * q_l,i < 2^40: twenty of them stay below 2^45, no carry on the way), the carries once at the end,
+ * f = sum r_l w_l in ozaki64_recon_add's order, and ozaki64_recon_finish. Either way
+ * ozaki64_reconstruct_fast's double, bit for bit. */
 #define RECON_RUN 4
 
 /* a b, 32 x 32 -> 64 bits: one multiply-add with the sum it goes into (written so, the compiler
@@ -353,15 +356,31 @@ __device__ static __forceinline__ uint64_t wide_product(uint32_t a, uint32_t b)
     asm("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(a), "r"(b));
     return p;
 }
-__device__ static __forceinline__ double reconstruct_one(const struct ozaki64_plan &plan, const uint32_t *words,
-                                                         int count, int q, int e)
+
+/* Element q of the run into *out; 1 instead where ozaki64_chunks_finish leaves it to the exact
+ * path (reconstruct_exact, after the run: the rare case kept out of the common one's registers). */
+template <int COUNT>
+__device__ static __forceinline__ int reconstruct_one(const struct ozaki64_plan &plan, const uint32_t *words, int q,
+                                                      int e, double *out)
 {
+    if (COUNT <= OZAKI64_CHUNKED_MODULI) {
+        double A[3] = {0.0, 0.0, 0.0};
+#pragma unroll
+        for (int l = 0; l < COUNT; l++) {
+            const double r = __hiloint2double(0x43300000, (int)(words[l] >> 8 * q & 0xffu)) - 0x1p52;
+#pragma unroll
+            for (int h = 0; h < 3; h++)
+                A[h] = __fma_rn(r, plan.chunk[l][h], A[h]);
+        }
+        return ozaki64_chunks_finish(&plan, A, e, out);
+    }
     double f = 0.0;
     uint64_t limb[6] = {0, 0, 0, 0, 0, 0};
 #pragma unroll
-    for (int l = 0; l < count; l++) {
+    for (int l = 0; l < COUNT; l++) {
         const uint32_t res = words[l] >> 8 * q & 0xffu;
         f = __fma_rn(__hiloint2double(0x43300000, (int)res) - 0x1p52, plan.w[l], f);
+#pragma unroll
         for (int h = 0; h < 6; h++)
             limb[h] += wide_product(res, (uint32_t)(plan.q[l].w[h / 2] >> 32 * (h % 2)));
     }
@@ -373,13 +392,30 @@ __device__ static __forceinline__ double reconstruct_one(const struct ozaki64_pl
         carry = (hi >> 32) + (sum < lo);
         y.w[w] = sum;
     }
-    return ozaki64_recon_finish(&plan, f, y, e);
+    *out = ozaki64_recon_finish(&plan, f, y, e);
+    return 0;
+}
+
+/* ozaki64_reconstruct for the element at `from` (its residues a plane apart): the sum in 192 bits,
+ * reduced exactly. Out of line, reading its bytes again, so that the common path keeps its
+ * registers. */
+template <int COUNT>
+__device__ static double reconstruct_exact(const struct ozaki64_plan &plan, const uint8_t *from,
+                                                        size_t plane, int e)
+{
+    struct ozaki64_u192 y = {{0, 0, 0}};
+#pragma unroll
+    for (int l = 0; l < COUNT; l++)
+        ozaki64_mac(&y, &plan.q[l], from[l * plane]);
+    int negative;
+    const struct ozaki64_u192 m = ozaki64_reduce(&plan, y, &negative);
+    return ozaki64_to_double(&m, negative, e);
 }
 
 template <int COUNT>
 __global__ static void __launch_bounds__(128, 4)
     reconstruct64(const uint8_t *r, int padded, int n, const double *row_max, const unsigned long long *col_max_bits,
-                  const struct ozaki64_plan plan, double *c, size_t ldc)
+                  const __grid_constant__ struct ozaki64_plan plan, double *c, size_t ldc)
 {
     const int j = RECON_RUN * (blockIdx.x * 128 + threadIdx.x), i = blockIdx.y;
     if (j >= n)
@@ -391,11 +427,23 @@ __global__ static void __launch_bounds__(128, 4)
     for (int l = 0; l < COUNT; l++)
         words[l] = *(const uint32_t *)(from + l * plane);
     const int e_row = ozaki64_exponent(row_max[i]) - plan.alpha - plan.beta;
+    int exact = 0;
 #pragma unroll
-    for (int q = 0; q < RECON_RUN; q++)
-        if (j + q < n)
-            c[(size_t)i * ldc + j + q] = reconstruct_one(
-                plan, words, COUNT, q, e_row + ozaki64_exponent(__longlong_as_double((long long)col_max_bits[j + q])));
+    for (int q = 0; q < RECON_RUN; q++) {
+        if (j + q >= n)
+            break;
+        const int e = e_row + ozaki64_exponent(__longlong_as_double((long long)col_max_bits[j + q]));
+        double out;
+        if (reconstruct_one<COUNT>(plan, words, q, e, &out))
+            exact |= 1 << q;
+        else
+            c[(size_t)i * ldc + j + q] = out;
+    }
+    for (int q = 0; exact; q++, exact >>= 1)
+        if (exact & 1)
+            c[(size_t)i * ldc + j + q] = reconstruct_exact<COUNT>(
+                plan, from + q, plane,
+                e_row + ozaki64_exponent(__longlong_as_double((long long)col_max_bits[j + q])));
 }
 
 /* ---- 5. The FP64 loop ---- */

@@ -413,7 +413,7 @@ static void make_tie(struct ozaki64_u192 *m, uint64_t *state)
 static void check_to_double(long cases, uint64_t seed)
 {
     uint64_t state = seed * 1000 + 4;
-    long bad = 0, bad_fast = 0, compared = 0, subnormal = 0;
+    long bad = 0, bad_fast = 0, compared = 0, subnormal = 0, compared128 = 0;
     for (long i = 0; i < cases; i++) {
         struct ozaki64_u192 m = rand_u192(&state, rand_in(&state, 1, 160));
         if (i % 2)
@@ -434,6 +434,11 @@ static void check_to_double(long cases, uint64_t seed)
         }
         const double fast = ozaki64_to_double_fast(&m, negative, e);
         bad_fast += memcmp(&got, &fast, 8) != 0;
+        if (!m.w[2]) { /* and the two-limb form's, 128 bits and below */
+            const double fast128 = ozaki64_to_double128(m.w[0], m.w[1], negative, e);
+            bad_fast += memcmp(&got, &fast128, 8) != 0;
+            compared128++;
+        }
     }
     const struct ozaki64_u192 one = {{1, 0, 0}}, three = {{3, 0, 0}}, top53 = {{(1ull << 53) - 1, 0, 0}};
     const struct ozaki64_u192 top54 = {{(1ull << 54) - 1, 0, 0}}, wide = {{~0ull, ~0ull, 1}};
@@ -447,8 +452,8 @@ static void check_to_double(long cases, uint64_t seed)
     ok(bad == 0 && compared > cases / 2 && subnormal > cases / 20, "one rounding to double equals gcc's (double) of "
        "unsigned __int128 with ldexp, and long double's below 2^-1022: %ld of %ld values below 2^160 (%ld subnormal; "
        "ties and near ties; 0 and overflow among them)", compared - bad, compared, subnormal);
-    ok(bad_fast == 0, "the hardware conversion's form of it (ozaki64_to_double_fast) equals it bit for bit: %ld values",
-       cases);
+    ok(bad_fast == 0 && compared128 > cases / 2, "the hardware conversion's forms of it (ozaki64_to_double_fast, and "
+       "ozaki64_to_double128 on two limbs) equal it bit for bit: %ld values, %ld of them below 2^128", cases, compared128);
     ok(edges, "rounding by hand: 2^1023, overflow, 2^-1074, half of it (to even: 0), 3 2^-1076, 3 2^-1075, DBL_MAX, "
        "2^1024 - 2^970, 129 bits of ones, just under 2^-1074");
 }
@@ -511,9 +516,18 @@ static void check_reconstruction(long cases, uint64_t seed)
             bad_fast += memcmp(&want2, &fast2, 8) != 0;
         }
     }
+    struct ozaki64_plan chunked, past;
+    ozaki64_plan_make(OZAKI64_CHUNKED_MODULI, 1, &chunked);
+    ozaki64_plan_make(OZAKI64_CHUNKED_MODULI + 1, 1, &past);
+    ok(ozaki64_bit_length(&chunked.P) <= 3 * OZAKI64_CHUNK_BITS && ozaki64_bit_length(&past.P) > 3 * OZAKI64_CHUNK_BITS &&
+           OZAKI64_CHUNKED_MODULI * 255.0 * 0x1p40 < 0x1p52 && ozaki64_chunked(&chunked) && !ozaki64_chunked(&past),
+       "P < 2^120 up to %d moduli (%d bits), not from %d (%d bits): where three 40-bit chunks hold each q_l, and each "
+       "chunk's sum (below %d 255 2^40 < 2^52) is exact in a double", OZAKI64_CHUNKED_MODULI,
+       ozaki64_bit_length(&chunked.P), OZAKI64_CHUNKED_MODULI + 1, ozaki64_bit_length(&past.P), OZAKI64_CHUNKED_MODULI);
     ok(bad == 0, "the remainder theorem in 192 bits gives C' back from its residues: %ld of %ld (2 ... 20 moduli, "
        "|C'| < P / 2, 0, 1 and the ends, both signs)", checked - bad, checked);
-    ok(bad_fast == 0, "the fast reconstruction (the quotient from sum r_l w_l, C' modulo 2^192) equals the exact one "
+    ok(bad_fast == 0, "the fast reconstruction (the quotient from sum r_l w_l, C' modulo 2^192; up to 15 moduli "
+       "the FP64 units' 40-bit chunks, C' modulo 2^128) equals the exact one "
        "bit for bit: %ld of %ld (those, and random residue vectors: x anywhere in [0, P), P / 2 itself; 2^-1250 ... "
        "2^1100)", fast_checked - bad_fast, fast_checked);
 }
