@@ -285,7 +285,7 @@ __global__ static void __launch_bounds__(256)
 #define BT64_ROW (BT64_K + 4) /* 33 words: the 32 columns' words fall in distinct banks */
 #define BT64_SMEM(count) (((count) + 1) * 32 * BT64_ROW)
 template <int COUNT>
-__global__ static void __launch_bounds__(256)
+__global__ static void __launch_bounds__(256, 3)
     residues_bt64(const double *b, size_t ldb, int n, int padded, int check_terms, const unsigned long long *col_max_bits,
                   int beta, int8_t *rbt, double *col_abs_sums)
 {
@@ -346,7 +346,10 @@ __global__ static void __launch_bounds__(256)
  * q_l,i < 2^40: twenty of them stay below 2^45, no carry on the way), the carries once at the end,
  * f = sum r_l w_l in ozaki64_recon_add's order, and ozaki64_recon_finish. Either way
  * ozaki64_reconstruct_fast's double, bit for bit. */
-#define RECON_RUN 4
+#ifndef RECON_RUN
+#define RECON_RUN 4 /* elements a thread: 4 or 8 (a word or two of each plane) */
+#endif
+#define RECON_WORDS (RECON_RUN / 4)
 
 /* a b, 32 x 32 -> 64 bits: one multiply-add with the sum it goes into (written so, the compiler
  * made it a 64 x 64-bit multiply, three instructions) */
@@ -422,10 +425,16 @@ __global__ static void __launch_bounds__(128, 4)
         return;
     const size_t plane = (size_t)padded * padded;
     const uint8_t *from = r + (size_t)i * padded + j;
-    uint32_t words[COUNT];
+    uint32_t words[RECON_WORDS][COUNT];
 #pragma unroll
-    for (int l = 0; l < COUNT; l++)
-        words[l] = *(const uint32_t *)(from + l * plane);
+    for (int l = 0; l < COUNT; l++) {
+        if (RECON_WORDS == 2) {
+            const uint2 pair = *(const uint2 *)(from + l * plane);
+            words[0][l] = pair.x, words[RECON_WORDS - 1][l] = pair.y;
+        } else {
+            words[0][l] = *(const uint32_t *)(from + l * plane);
+        }
+    }
     const int e_row = ozaki64_exponent(row_max[i]) - plan.alpha - plan.beta;
     int exact = 0;
 #pragma unroll
@@ -434,7 +443,7 @@ __global__ static void __launch_bounds__(128, 4)
             break;
         const int e = e_row + ozaki64_exponent(__longlong_as_double((long long)col_max_bits[j + q]));
         double out;
-        if (reconstruct_one<COUNT>(plan, words, q, e, &out))
+        if (reconstruct_one<COUNT>(plan, words[q / 4], q % 4, e, &out))
             exact |= 1 << q;
         else
             c[(size_t)i * ldc + j + q] = out;
