@@ -11,10 +11,12 @@
  *  2. C' = A' B' is exact while k 2^(alpha + beta) < P / 2 (step 16's condition): 124 bits and
  *     log2 k more need 16 to 19 moduli (log2 P after 14 ... 20 moduli: 110.2, 117.8, 125.4, 133.0,
  *     140.5, 147.9, 155.4), so P and the q_l take three 64-bit limbs.
- *  3. Residues (ozaki_residue takes any int64) and INT32 products mod p: step 16's.
+ *  3. Residues (ozaki_residue takes any int64; ozaki64_residue_byte, the same byte on the FP64
+ *     units) and INT32 products mod p: step 16's.
  *  4. The remainder theorem in 192 bits, exactly (ozaki64_reconstruct), or as step 19's recon64 does
- *     it in 64, widened (ozaki64_reconstruct_fast): the quotient t from sum r_l (q_l / P) in double,
- *     C' = sum r_l q_l - t P modulo 2^192, no division and no compare.
+ *     it in 64, widened (ozaki64_reconstruct_fast): the quotient t from y / P's estimate in double,
+ *     C' = y - t P modulo 2^192, no division and no compare; up to 15 moduli on the FP64 units, in
+ *     40-bit chunks, and modulo 2^128.
  *  5. C = C' 2^(e_i + f_j - alpha - beta) rounded once to double: normal, subnormal, 0, overflow.
  * The only errors are 1's roundings and 5's. The bound to keep is the fp64 class's, n u |A||B| with
  * u = 2^-53 (common/check.c's gamma(n) = n u / (1 - n u) is a little wider): the span condition (R)
@@ -169,6 +171,47 @@ OZAKI_HD int64_t ozaki64_scaled(double x, int shift)
 OZAKI_HD int64_t ozaki64_scaled_fpu(double x, int shift)
 {
     return isfinite(x) ? (int64_t)rint(ozaki64_times_pow2(x, shift)) : 0;
+}
+
+/* ---- Step 3's residues on the FP64 units ----
+ * A 64-bit integer remainder is a long subroutine on a GPU, so the residues of a scaled value v (an
+ * integer in a double, |v| <= 2^62: at most 53 significant bits) come from the FP64 units. v is
+ * split once: vh = rint(v 2^-30), vl = v - vh 2^30 (exact, |vl| <= 2^29). For each odd modulus p,
+ * t = vh (2^30 mod p) + vl is congruent to v and exact (|t| < 2^40 < 2^53), and so is T = t + M,
+ * M = 1.5 2^52, whose low 32 bits are t's (two's complement). z = t / p + M rounded once (a fused
+ * multiply-add) holds rint(t / p) in its low bits: t (1/p) errs from t / p by less than 2^-20, and
+ * t / p lies at least 1 / (2p) >= 2^-9 from a half-integer. So r = t - p rint(t / p), in 32-bit
+ * integers, is the symmetric residue, |r| <= (p - 1) / 2: step 16's ozaki_residue. For p = 256:
+ * v = vl mod 2^30, and the residue in -128 ... 127 is vl's low byte. The CPU model checks it
+ * against ozaki_residue of ozaki64_scaled on every element it makes. */
+#define OZAKI64_MAGIC_52 0x1.8p52
+
+struct ozaki64_split {
+    double vh, vl_magic; /* vh, and vl + M (exact) */
+};
+
+OZAKI_HD struct ozaki64_split ozaki64_split_of(double v)
+{
+    const double vh = rint(v * 0x1p-30);
+    const struct ozaki64_split s = {vh, fma(-vh, 0x1p30, v) + OZAKI64_MAGIC_52};
+    return s;
+}
+
+OZAKI_HD uint32_t ozaki64_low_word(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    return (uint32_t)b;
+}
+
+/* The residue of the split value mod p, as a byte (two's complement). */
+OZAKI_HD uint32_t ozaki64_residue_byte(struct ozaki64_split s, int p)
+{
+    if (p == 256)
+        return ozaki64_low_word(s.vl_magic) & 0xffu;
+    const double T = fma(s.vh, (double)((1u << 30) % (unsigned)p), s.vl_magic); /* t + M, exact */
+    const double z = fma(T - OZAKI64_MAGIC_52, 1.0 / p, OZAKI64_MAGIC_52);       /* rint(t / p) + M */
+    return (ozaki64_low_word(T) - (uint32_t)p * ozaki64_low_word(z)) & 0xffu;
 }
 
 /* ---- The plan ---- */
@@ -523,6 +566,18 @@ OZAKI_HD int ozaki64_span_ok(double rho_a, double rho_b, int k)
     for (int i = 0; i < 6; i++)
         s = ozaki_add_up(s, terms[i]);
     return s <= (double)k * u;
+}
+
+/* The widest rho of a column that still meets (R) with a row of rho_a (rho is 0, 1 or a power of
+ * two, and (R) weakens as it grows); -1 where not even an exact column does. */
+OZAKI_HD double ozaki64_span_limit(double rho_a, int k)
+{
+    if (!ozaki64_span_ok(rho_a, 0.0, k))
+        return -1.0;
+    for (int x = 0; x >= -60; x--)
+        if (ozaki64_span_ok(rho_a, ozaki_pow2(x), k))
+            return ozaki_pow2(x);
+    return 0.0;
 }
 
 /* The check after the products, for an element whose row and column fail (R): step 16's

@@ -147,18 +147,6 @@ __global__ static void __launch_bounds__(256)
     }
 }
 
-/* The widest rho of a column that still meets FP64's (R) with a row of rho_a (rho is 0, 1 or a
- * power of two, and (R) weakens as it grows); -1 where not even an exact column does. */
-__device__ static double span_limit64(double rho_a, int k)
-{
-    if (!ozaki64_span_ok(rho_a, 0.0, k))
-        return -1.0;
-    for (int x = 0; x >= -60; x--)
-        if (ozaki64_span_ok(rho_a, ozaki_pow2(x), k))
-            return ozaki_pow2(x);
-    return 0.0;
-}
-
 /* One line's facts for the check (step 16's line_facts, FP64's formulas), and the count of lines
  * past (R) even against an exact line. */
 __device__ static void line_fact64(double big, double small, double abs_sum, int n, int bits,
@@ -167,7 +155,7 @@ __device__ static void line_fact64(double big, double small, double abs_sum, int
     const double rho = ozaki64_span_rho(big, small, bits);
     f->rho[at] = rho;
     f->half[at] = ozaki_half_step(rho, bits);
-    f->limit[at] = span_limit64(rho, n);
+    f->limit[at] = ozaki64_span_limit(rho, n);
     f->norm[at] = ozaki64_norm_bound(abs_sum, n, f->half[at]);
     if (!ozaki64_span_ok(rho, 0.0, n))
         atomicAdd(past, 1);
@@ -197,54 +185,21 @@ __global__ static void span_facts(const double *row_max, const double *row_min, 
 
 /* ---- 2. The residues ---- */
 
-/* The residues on the FP64 units, a few operations a modulus instead of 64-bit integer remainders.
- * A scaled value v (an integer, |v| <= 2^62, exact in a double: at most 53 significant bits) is split
- * once: vh = rint(v 2^-30), vl = v - vh 2^30 (exact, |vl| <= 2^29). For each odd modulus p,
- * t = vh (2^30 mod p) + vl is congruent to v and exact (|t| < 2^40 < 2^53), and so is T = t + M, M =
- * 1.5 2^52, whose low 32 bits are t's (two's complement). z = t / p + M rounded once (a fused
- * multiply-add) holds rint(t / p) in its low bits: t (1/p) errs from t / p by less than 2^-20, and
- * t / p lies at least 1 / (2p) >= 2^-9 from a half-integer. So r = t - p rint(t / p), in 32-bit
- * integers, is the symmetric residue, |r| <= (p - 1) / 2: step 16's ozaki_residue. For p = 256:
- * v = vl mod 2^30, and the residue in -128 ... 127 is vl's low byte. */
-#define MAGIC_52 0x1.8p52
-struct split64 {
-    double vh, vl_magic; /* vh, and vl + M (exact) */
-};
-
-__device__ static __forceinline__ struct split64 split64_of(double v)
-{
-    const double vh = rint(v * 0x1p-30);
-    return (struct split64){vh, __fma_rn(-vh, 0x1p30, v) + MAGIC_52};
-}
-
-__device__ static __forceinline__ uint32_t low_word(double x)
-{
-    return (uint32_t)__double2loint(x);
-}
-
-/* The residue of the split value mod ozaki_modulus(l), as a byte (two's complement). */
-__device__ static __forceinline__ uint32_t residue_byte64(struct split64 s, int l)
+/* The residues on the FP64 units (ozaki64.h: ozaki64_split_of, ozaki64_residue_byte), a few
+ * operations a modulus instead of 64-bit integer remainders. */
+/* Four split values' residues mod modulus l, a byte each in one word (byte q: s[q]). */
+__device__ static __forceinline__ uint32_t residue_word(const struct ozaki64_split s[4], int l)
 {
     const int p = ozaki_modulus(l);
-    if (p == 256)
-        return low_word(s.vl_magic) & 0xffu;
-    const double T = __fma_rn(s.vh, (double)((1u << 30) % (unsigned)p), s.vl_magic); /* t + M, exact */
-    const double z = __fma_rn(T - MAGIC_52, 1.0 / p, MAGIC_52);                        /* rint(t / p) + M */
-    return (low_word(T) - (uint32_t)p * low_word(z)) & 0xffu;
-}
-
-/* Four split values' residues mod modulus l, a byte each in one word (byte q: s[q]). */
-__device__ static __forceinline__ uint32_t residue_word(const struct split64 s[4], int l)
-{
-    return residue_byte64(s[0], l) | residue_byte64(s[1], l) << 8 | residue_byte64(s[2], l) << 16 |
-           residue_byte64(s[3], l) << 24;
+    return ozaki64_residue_byte(s[0], p) | ozaki64_residue_byte(s[1], p) << 8 | ozaki64_residue_byte(s[2], p) << 16 |
+           ozaki64_residue_byte(s[3], p) << 24;
 }
 
 /* x scaled by 2^shift and rounded to the nearest integer (ties to even: ozaki64_scaled_fpu, which
  * the CPU model checks against the exact integer form), split. */
-__device__ static __forceinline__ struct split64 scaled_split(double x, int shift)
+__device__ static __forceinline__ struct ozaki64_split scaled_split(double x, int shift)
 {
-    return split64_of(isfinite(x) ? rint(ozaki64_times_pow2(x, shift)) : 0.0);
+    return ozaki64_split_of(isfinite(x) ? rint(ozaki64_times_pow2(x, shift)) : 0.0);
 }
 
 /* A's residues, row-major, and the check's bytes of its first check_terms columns: a thread per
@@ -259,7 +214,7 @@ __global__ static void __launch_bounds__(256)
         return;
     const size_t plane = (size_t)padded * padded, at = (size_t)i * padded + k;
     const int e = i < n ? ozaki64_exponent(row_max[i]) : 0;
-    struct split64 v[4];
+    struct ozaki64_split v[4];
     int bytes[4];
     for (int q = 0; q < 4; q++) {
         const double x = i < n && k + q < n ? a[(size_t)i * lda + k + q] : 0.0;
@@ -304,7 +259,7 @@ __global__ static void __launch_bounds__(256, 3)
     double sum = 0.0;
 #pragma unroll
     for (int g = 0; g < 4; g++) {
-        struct split64 v[4];
+        struct ozaki64_split v[4];
         uint32_t mag = 0;
         for (int q = 0; q < 4; q++) {
             v[q] = scaled_split(x[g][q], beta - f);

@@ -1007,9 +1007,9 @@ static void controls(const struct search *s)
  *   col_extremes and residues_bt64: a column's extremes, and its sum in chunks of 128 k (thread ty
  *     adds k = k0 + 32 g + 4 ty + q in (g, q) order, the chunk the eight threads' sums in ty order),
  *     which span_facts adds chunk by chunk, the padding's chunks among them;
- *   span_facts (line_fact64): rho, half step, the widest column rho (R) allows (span_limit64), norm;
+ *   span_facts (line_fact64): rho, half step, the widest column rho (R) allows (ozaki64_span_limit), norm;
  *   residues_a64 and residues_bt64: each scaled value's residues by the FP64 units' formula
- *     (split64_of, residue_byte64), the check's magnitude bytes of the first check_terms terms;
+ *     (ozaki64_split_of, ozaki64_residue_byte), the check's magnitude bytes of the first check_terms terms;
  *   the products (exact INT32 sums, reduced by ozaki_mod) and reconstruct64 (ozaki64_reconstruct_fast:
  *     its 32-bit limbs sum to the same y and f);
  *   residue_products<true>'s check_epilogue (step 16's, bound -1: check_needed holds): an element is
@@ -1024,7 +1024,6 @@ static void controls(const struct search *s)
 #define STEP_THREADS 256   /* row_facts' block: FACT_THREADS */
 #define STEP_CHUNK 128     /* residues_bt64's k per block: BT64_K */
 #define STEP_CHECK_BN 256  /* the check's tile of columns: BN */
-#define STEP_MAGIC_52 0x1.8p52
 
 static double double_of_bits(uint64_t bits)
 {
@@ -1033,38 +1032,11 @@ static double double_of_bits(uint64_t bits)
     return d;
 }
 
-static uint32_t low_word_of(double x)
-{
-    uint64_t bits;
-    memcpy(&bits, &x, 8);
-    return (uint32_t)bits;
-}
-
-/* residue_byte64 of split64_of(v) (v an integer in a double, |v| <= 2^62), as the int8 the products
- * read: the FP64 units' residue. */
+/* The FP64 units' residue (ozaki64.h), as the int8 the products read. */
 static int residue_like_gpu(double v, int p)
 {
-    const double vh = rint(v * 0x1p-30), vl_magic = fma(-vh, 0x1p30, v) + STEP_MAGIC_52;
-    uint32_t byte;
-    if (p == 256) {
-        byte = low_word_of(vl_magic) & 0xffu;
-    } else {
-        const double T = fma(vh, (double)((1u << 30) % (unsigned)p), vl_magic);
-        const double z = fma(T - STEP_MAGIC_52, 1.0 / p, STEP_MAGIC_52);
-        byte = (low_word_of(T) - (uint32_t)p * low_word_of(z)) & 0xffu;
-    }
+    const uint32_t byte = ozaki64_residue_byte(ozaki64_split_of(v), p);
     return byte >= 128 ? (int)byte - 256 : (int)byte;
-}
-
-/* span_limit64 (step20.cu) */
-static double span_limit_like_gpu(double rho_a, int k)
-{
-    if (!ozaki64_span_ok(rho_a, 0.0, k))
-        return -1.0;
-    for (int x = 0; x >= -60; x--)
-        if (ozaki64_span_ok(rho_a, ozaki_pow2(x), k))
-            return ozaki_pow2(x);
-    return 0.0;
 }
 
 /* least_accepted (step 16's ozaki_passes.h), on the CPU's directed roundings */
@@ -1166,7 +1138,7 @@ static void line_fact_like_gpu(struct step_line *L, int n, int bits)
 {
     L->rho = ozaki64_span_rho(L->big, L->small, bits);
     L->half = ozaki_half_step(L->rho, bits);
-    L->limit = span_limit_like_gpu(L->rho, n);
+    L->limit = ozaki64_span_limit(L->rho, n);
     L->norm = ozaki64_norm_bound(L->abs_sum, n, L->half);
     L->past = !ozaki64_span_ok(L->rho, 0.0, n);
 }
