@@ -35,7 +35,7 @@
 #define OZAKI64_UNIT_ROUNDOFF 0x1p-53 /* u, FP64's unit roundoff */
 
 /* The default count for sums of k products, from the model's search (tests/ozaki64_model.c: the
- * harness's seven FP64 families and five crafted ones, k = 1 ... 64 and 100 ... 4096 sampled, 14 ...
+ * harness's seven FP64 families and five crafted ones, k = 1 ... 64 and 100 ... 8192 sampled, 14 ...
  * 20 moduli). No element that (R) or the check accepts is past k u |A||B| at any of those counts: the
  * count moves only how many elements are refused (an FP64 loop computes them) and how many pass (R)
  * alone. Below k = 100, 17 moduli (alpha = beta = 62, the most, up to k = 247) refuse fewer than 16
@@ -44,16 +44,22 @@
  * the six families but mixed, as 16 and 17 do: two INT8 products fewer than 17. Fewer rows and
  * columns pass (R) alone (uniform: 30% against 89% at 16), so the check decides more elements, but
  * the step runs the check's product either way (an eighth of one modulus's product). 14 refuse
- * elements of the wide family from k = 100 (3% at n = 4096 on an H200), and the FP64 loop that
- * computes them costs more than the modulus saves. Mixed (200 binades in a row) is refused at 50 ...
- * 90% at every count: splitting rows, not moduli, would help. */
+ * elements of the wide family at k = 4096 (3% at n = 4096 on an H200), and the FP64 loop that
+ * computes them costs more than the modulus saves; from k = 8192 they refuse none of the six
+ * families' (nor at 16384 on an H200: none of 2^28 elements, uniform or wide), and the products
+ * take a fifteenth less. Mixed (200 binades in a row) is refused at 50 ... 90% at every count:
+ * splitting rows, not moduli, would help. */
 #define OZAKI64_DEFAULT_MODULI_SHORT 17
 #define OZAKI64_DEFAULT_MODULI_LONG 15
+#define OZAKI64_DEFAULT_MODULI_LONGEST 14
 #define OZAKI64_LONG_SUMS 100
+#define OZAKI64_LONGEST_SUMS 8192
 
 OZAKI_HD int ozaki64_default_moduli(int k)
 {
-    return k < OZAKI64_LONG_SUMS ? OZAKI64_DEFAULT_MODULI_SHORT : OZAKI64_DEFAULT_MODULI_LONG;
+    return k < OZAKI64_LONG_SUMS      ? OZAKI64_DEFAULT_MODULI_SHORT
+           : k < OZAKI64_LONGEST_SUMS ? OZAKI64_DEFAULT_MODULI_LONG
+                                      : OZAKI64_DEFAULT_MODULI_LONGEST;
 }
 
 /* ---- 192-bit unsigned integers: three 64-bit limbs, least significant first ---- */

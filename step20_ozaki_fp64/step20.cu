@@ -18,22 +18,27 @@
 #include "ozaki64.h"
 
 /* The counts of moduli: the default's (ozaki64_default_moduli: one below OZAKI64_LONG_SUMS, one
- * from there), or one count for every n in a MODULI64=N build (make sweep STEP=20 NAME=moduli; the
- * name is not MODULI, which sets step 16's count in ozaki_passes.h). */
+ * from there, one from OZAKI64_LONGEST_SUMS), or one count for every n in a MODULI64=N build (make
+ * sweep STEP=20 NAME=moduli; the name is not MODULI, which sets step 16's count in ozaki_passes.h). */
 #ifdef MODULI64
 #define SHORT_COUNT MODULI64
 #define LONG_COUNT MODULI64
+#define LONGEST_COUNT MODULI64
 #define COUNT_FOR(n) MODULI64
 #define COUNT_TEXT AS_STRING(MODULI64) " moduli"
 #else
 #define SHORT_COUNT OZAKI64_DEFAULT_MODULI_SHORT
 #define LONG_COUNT OZAKI64_DEFAULT_MODULI_LONG
+#define LONGEST_COUNT OZAKI64_DEFAULT_MODULI_LONGEST
 #define COUNT_FOR(n) ozaki64_default_moduli(n)
 #define COUNT_TEXT AS_STRING(OZAKI64_DEFAULT_MODULI_SHORT) " moduli below n = " AS_STRING(OZAKI64_LONG_SUMS) ", " \
-    AS_STRING(OZAKI64_DEFAULT_MODULI_LONG) " from there"
+    AS_STRING(OZAKI64_DEFAULT_MODULI_LONG) " from there, " AS_STRING(OZAKI64_DEFAULT_MODULI_LONGEST) " from n = " \
+    AS_STRING(OZAKI64_LONGEST_SUMS)
 #endif
 #define MOST_PLANES (SHORT_COUNT + 1) /* the most moduli a run takes, then the check's bytes */
 #define BT64_K 128 /* k per block of B's residue pass: its columns' sums come in chunks of it */
+#define A64_K (4 * 256) /* k per block of A's residue pass: its rows' sums come in chunks of it */
+#define A64_CHUNKS(padded) (((padded) + A64_K - 1) / A64_K)
 
 const struct step_info step_info = {
     .program = "step20",
@@ -55,10 +60,8 @@ const struct step_info step_info = {
 /* ---- 1. The lines' facts ---- */
 
 /* A row's largest magnitude (finite), its smallest nonzero, whether it holds NaN or Inf: a block
- * per row; then the sum of its magnitudes relative to 2^e (ozaki64_norm_bound's abs_sum) in a fixed
- * order that the CPU model repeats: thread t adds k = t, t + 256, ... in turn, each warp's lanes
- * pair up (xor 16, 8, 4, 2, 1), then thread 0 adds the eight warps' sums in order. Magnitudes are
- * compared as their bits (nonnegative doubles order as their bits). */
+ * per row (its sum of magnitudes needs the largest's 2^e first, so A's residue pass adds it).
+ * Magnitudes are compared as their bits (nonnegative doubles order as their bits). */
 /* A magnitude into a line's largest, smallest nonzero (as bits) and NaN/Inf mark. */
 __device__ static __forceinline__ void note_magnitude(double x, unsigned long long *most, unsigned long long *least,
                                                       int *special)
@@ -75,12 +78,11 @@ __device__ static __forceinline__ void note_magnitude(double x, unsigned long lo
 
 #define FACT_THREADS 256
 __global__ static void __launch_bounds__(FACT_THREADS)
-    row_facts(const double *a, size_t lda, int n, double *row_max, double *row_min, double *row_abs_sum,
-              int *row_special, int *any_special)
+    row_facts(const double *a, size_t lda, int n, double *row_max, double *row_min, int *row_special,
+              int *any_special)
 {
     __shared__ unsigned long long warp_max[FACT_THREADS / 32], warp_min[FACT_THREADS / 32];
     __shared__ int warp_special[FACT_THREADS / 32];
-    __shared__ double warp_sum[FACT_THREADS / 32];
     const int i = blockIdx.x, t = threadIdx.x, warp = t / 32, lane = t % 32;
     const double *row = a + (size_t)i * lda;
     unsigned long long most = 0, least = ~0ull;
@@ -96,25 +98,11 @@ __global__ static void __launch_bounds__(FACT_THREADS)
     if (lane == 0)
         warp_max[warp] = most, warp_min[warp] = least, warp_special[warp] = special;
     __syncthreads();
-    for (int w = 0; w < FACT_THREADS / 32; w++)
-        most = max(most, warp_max[w]), least = min(least, warp_min[w]), special |= warp_special[w];
-    const int e = ozaki64_exponent(__longlong_as_double((long long)most));
-    double sum = 0.0;
-    for (int k = t; k < n; k += FACT_THREADS)
-        if (isfinite(row[k]))
-            sum = __dadd_rn(sum, ozaki64_times_pow2(fabs(row[k]), -e));
-    for (int d = 16; d > 0; d /= 2)
-        sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, d));
-    if (lane == 0)
-        warp_sum[warp] = sum;
-    __syncthreads();
     if (t == 0) {
-        sum = 0.0;
         for (int w = 0; w < FACT_THREADS / 32; w++)
-            sum = __dadd_rn(sum, warp_sum[w]);
+            most = max(most, warp_max[w]), least = min(least, warp_min[w]), special |= warp_special[w];
         row_max[i] = __longlong_as_double((long long)most);
         row_min[i] = least == ~0ull ? 0.0 : __longlong_as_double((long long)least);
-        row_abs_sum[i] = sum;
         if (special) {
             row_special[i] = 1;
             *any_special = 1;
@@ -163,7 +151,7 @@ __device__ static void line_fact64(double big, double small, double abs_sum, int
 
 /* Every row's and column's facts, a thread for row i and column i (padded of each; the padding's
  * lines are empty: rho 0). */
-__global__ static void span_facts(const double *row_max, const double *row_min, const double *row_abs_sum,
+__global__ static void span_facts(const double *row_max, const double *row_min, const double *row_abs_sums,
                                   const unsigned long long *col_max_bits, const unsigned long long *col_min_bits,
                                   const double *col_abs_sums, int n, int padded, int alpha, int beta,
                                   struct line_facts rows, struct line_facts cols, struct check_counts *counts)
@@ -171,12 +159,14 @@ __global__ static void span_facts(const double *row_max, const double *row_min, 
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= padded)
         return;
-    double col_sum = 0.0;
-    for (int c = 0; c < padded / BT64_K; c++) /* the chunks past n hold 0 */
+    double row_sum = 0.0, col_sum = 0.0; /* the chunks past n hold 0 */
+    for (int c = 0; c < A64_CHUNKS(padded); c++)
+        row_sum = __dadd_rn(row_sum, row_abs_sums[(size_t)c * padded + i]);
+    for (int c = 0; c < padded / BT64_K; c++)
         col_sum = __dadd_rn(col_sum, col_abs_sums[(size_t)c * padded + i]);
     const bool inside = i < n;
     const unsigned long long min_bits = inside ? col_min_bits[i] : ~0ull;
-    line_fact64(inside ? row_max[i] : 0.0, inside ? row_min[i] : 0.0, inside ? row_abs_sum[i] : 0.0, n, alpha,
+    line_fact64(inside ? row_max[i] : 0.0, inside ? row_min[i] : 0.0, row_sum, n, alpha,
                 &rows, i, &counts->rows_past);
     line_fact64(inside ? __longlong_as_double((long long)col_max_bits[i]) : 0.0,
                 min_bits == ~0ull ? 0.0 : __longlong_as_double((long long)min_bits), col_sum, n, beta, &cols, i,
@@ -202,25 +192,43 @@ __device__ static __forceinline__ struct ozaki64_split scaled_split(double x, in
     return ozaki64_split_of(isfinite(x) ? rint(ozaki64_times_pow2(x, shift)) : 0.0);
 }
 
-/* A's residues, row-major, and the check's bytes of its first check_terms columns: a thread per
- * four neighbours (a word per plane). The padding's elements are 0. */
+/* A's residues, row-major, the check's bytes of its first check_terms columns, and the row's sum of
+ * magnitudes relative to its 2^e over the block's A64_K columns: a thread per four neighbours (a
+ * word per plane), the padding's elements 0. The sum in the order the CPU model repeats: each thread
+ * its four terms in order, each warp's lanes pair up (xor 16, 8, 4, 2, 1), then thread 0 adds the
+ * eight warps' sums in order: the chunk's sum, which span_facts adds chunk after chunk. */
 template <int COUNT>
 __global__ static void __launch_bounds__(256)
     residues_a64(const double *a, size_t lda, int n, int padded, int check_terms, const double *row_max, int alpha,
-                 int8_t *ra)
+                 int8_t *ra, double *row_abs_sums)
 {
+    __shared__ double warp_sum[8];
     const int i = blockIdx.y, k = 4 * (blockIdx.x * 256 + threadIdx.x);
-    if (k >= padded)
-        return;
-    const size_t plane = (size_t)padded * padded, at = (size_t)i * padded + k;
     const int e = i < n ? ozaki64_exponent(row_max[i]) : 0;
     struct ozaki64_split v[4];
     int bytes[4];
+    double sum = 0.0;
     for (int q = 0; q < 4; q++) {
         const double x = i < n && k + q < n ? a[(size_t)i * lda + k + q] : 0.0;
         v[q] = scaled_split(x, alpha - e);
         bytes[q] = ozaki64_magnitude_byte(x, e);
+        if (isfinite(x))
+            sum = __dadd_rn(sum, ozaki64_times_pow2(fabs(x), -e));
     }
+    for (int d = 16; d > 0; d /= 2)
+        sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, d));
+    if (threadIdx.x % 32 == 0)
+        warp_sum[threadIdx.x / 32] = sum;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double chunk = 0.0;
+        for (int w = 0; w < 8; w++)
+            chunk = __dadd_rn(chunk, warp_sum[w]);
+        row_abs_sums[(size_t)blockIdx.x * padded + i] = chunk;
+    }
+    if (k >= padded)
+        return;
+    const size_t plane = (size_t)padded * padded, at = (size_t)i * padded + k;
 #pragma unroll
     for (int l = 0; l < COUNT; l++)
         *(uint32_t *)(ra + l * plane + at) = residue_word(v, l);
@@ -448,7 +456,7 @@ struct workspace64 {
     int8_t *ra, *rbt;
     uint8_t *r, *refused;
     struct line_facts rows, cols;
-    double *row_max, *row_min, *row_abs_sum, *col_abs_sums;
+    double *row_max, *row_min, *row_abs_sums, *col_abs_sums;
     unsigned long long *col_max_bits, *col_min_bits;
     int *row_special, *col_special, *any_special;
     struct check_counts *counts;
@@ -459,7 +467,8 @@ struct workspace64 {
 
 static size_t line_doubles(int padded)
 {
-    return 11 * (size_t)padded + (size_t)(padded / BT64_K) * padded + padded; /* the last: the list */
+    /* the lines' facts, A's and B's chunk sums, the list */
+    return 10 * (size_t)padded + (size_t)(A64_CHUNKS(padded) + padded / BT64_K) * padded + padded;
 }
 
 static size_t zeroed64_bytes(int padded)
@@ -479,8 +488,9 @@ static struct workspace64 workspace64_of(void *base, int padded)
     double *d = (double *)(w.refused + plane);
     w.rows = (struct line_facts){d, d + p, d + 2 * p, d + 3 * p};
     w.cols = (struct line_facts){d + 4 * p, d + 5 * p, d + 6 * p, d + 7 * p};
-    w.row_max = d + 8 * p, w.row_min = d + 9 * p, w.row_abs_sum = d + 10 * p;
-    w.col_abs_sums = d + 11 * p;
+    w.row_max = d + 8 * p, w.row_min = d + 9 * p;
+    w.row_abs_sums = d + 10 * p;
+    w.col_abs_sums = w.row_abs_sums + A64_CHUNKS(padded) * p;
     w.list = (long long *)(d + line_doubles(padded) - p);
     w.col_max_bits = (unsigned long long *)(d + line_doubles(padded));
     w.col_min_bits = w.col_max_bits + p;
@@ -513,7 +523,8 @@ static void setup(struct step_run *run)
     static_assert(TILE % (BM * CLUSTER) == 0 && TILE % BT64_K == 0 && TILE % LOOP_TILE == 0 &&
                       OZAKI_CHECK_STEP % BT64_K == 0,
                   "the padding: every tile whole");
-    static_assert(SHORT_COUNT <= PRODUCT_MAX_MODULI && SHORT_COUNT > CHECK_PLANE && LONG_COUNT > CHECK_PLANE,
+    static_assert(SHORT_COUNT <= PRODUCT_MAX_MODULI && SHORT_COUNT >= LONG_COUNT && LONG_COUNT >= LONGEST_COUNT &&
+                      LONGEST_COUNT > CHECK_PLANE,
                   "the products take the plan; the shifted check maps stay inside A's residues");
     struct step_state *state = (struct step_state *)run->state;
     const int padded = run->mats.padded, n = run->mats.n;
@@ -539,6 +550,8 @@ static void setup(struct step_run *run)
                                     BT64_SMEM(SHORT_COUNT)));
     CUDA_CHECK(cudaFuncSetAttribute(residues_bt64<LONG_COUNT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     BT64_SMEM(LONG_COUNT)));
+    CUDA_CHECK(cudaFuncSetAttribute(residues_bt64<LONGEST_COUNT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    BT64_SMEM(LONGEST_COUNT)));
     state->clusters = schedule_clusters((const void *)moduli_products, CLUSTER, THREADS, SMEM);
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
@@ -556,15 +569,14 @@ static void passes_before_products(const struct step_run *run, const struct step
     const int check_terms = ozaki_check_terms(n) < padded ? ozaki_check_terms(n) : padded;
     CUDA_CHECK(cudaMemsetAsync(w.col_max_bits, 0, w.zeroed_bytes));
     CUDA_CHECK(cudaMemsetAsync(w.col_min_bits, 0xff, sizeof(unsigned long long) * padded));
-    row_facts<<<n, FACT_THREADS>>>(m->a64, m->lda, n, w.row_max, w.row_min, w.row_abs_sum, w.row_special,
-                                   w.any_special);
+    row_facts<<<n, FACT_THREADS>>>(m->a64, m->lda, n, w.row_max, w.row_min, w.row_special, w.any_special);
     const dim3 col_grid((n + 255) / 256, (n + COL_CHUNK - 1) / COL_CHUNK);
     col_extremes<<<col_grid, 256>>>(m->b64, m->ldb, n, w.col_max_bits, w.col_min_bits, w.col_special, w.any_special);
-    residues_a64<COUNT><<<dim3((padded / 4 + 255) / 256, padded), 256>>>(m->a64, m->lda, n, padded, check_terms,
-                                                                         w.row_max, state->plan.alpha, w.ra);
+    residues_a64<COUNT><<<dim3(A64_CHUNKS(padded), padded), 256>>>(m->a64, m->lda, n, padded, check_terms, w.row_max,
+                                                                  state->plan.alpha, w.ra, w.row_abs_sums);
     residues_bt64<COUNT><<<dim3(padded / 32, padded / BT64_K), 256, BT64_SMEM(COUNT)>>>(
         m->b64, m->ldb, n, padded, check_terms, w.col_max_bits, state->plan.beta, w.rbt, w.col_abs_sums);
-    span_facts<<<padded / 64, 64>>>(w.row_max, w.row_min, w.row_abs_sum, w.col_max_bits, w.col_min_bits,
+    span_facts<<<padded / 64, 64>>>(w.row_max, w.row_min, w.row_abs_sums, w.col_max_bits, w.col_min_bits,
                                     w.col_abs_sums, n, padded, state->plan.alpha, state->plan.beta, w.rows, w.cols,
                                     w.counts);
 }
@@ -601,15 +613,19 @@ static void launch(const struct step_run *run)
     const int items = (padded / (BM * CLUSTER)) * (padded / BN) * count;
     if (count == SHORT_COUNT)
         passes_before_products<SHORT_COUNT>(run, state);
-    else
+    else if (count == LONG_COUNT)
         passes_before_products<LONG_COUNT>(run, state);
+    else
+        passes_before_products<LONGEST_COUNT>(run, state);
     moduli_products<<<schedule_blocks(state->clusters, items, CLUSTER), THREADS, SMEM>>>(
         state->a_map, state->bt_half_map, workspace64_of(run->workspace, padded).r, padded,
         product_moduli_of(count, state->plan.p, state->plan.magic));
     if (count == SHORT_COUNT)
         passes_after_products<SHORT_COUNT>(run, state);
-    else
+    else if (count == LONG_COUNT)
         passes_after_products<LONG_COUNT>(run, state);
+    else
+        passes_after_products<LONGEST_COUNT>(run, state);
 }
 
 /* The run report's line: the lines past (R) alone, and the elements the check refused. */

@@ -28,16 +28,16 @@
  *   7. controls, which must fail: one modulus too few for the plan's alpha + beta; truncation instead
  *      of rounding in the scaling; a gate and check that trust every span one binade more.
  *
- *   --quick          fewer cases: 4 a size, long sums 100, 128, 181 only (what make test runs)
+ *   --quick          fewer cases: 4 a size, long sums 100, 181 and 8192 only (what make test runs)
  *   --counts LO HI   the counts of moduli searched (default 14 20)
  *   --trials T       cases a size (default 8, long sums 2)
- *   --long "K ..."   the long sums (default 100 128 181 256 512 1000 4096; 65 ... 131071, at most 16)
+ *   --long "K ..."   the long sums (default 100 128 181 256 512 1000 4096 8192 16384; 65 ... 131071, at most 16)
  *   --seed S
  *
  * --save-cases DIR: instead of the above, 8. the whole step (whole_step: step20.cu's passes in its
  *   kernels' orders, the C it computes bit for bit) on every family of matgen_dist64 (seed 0, A then
- *   B: the step's own -n N --dist FAMILY) at each n of --sizes and on three crafted cases (lines_n40,
- *   special_n33, mixed_n600), written as DIR/NAME/a.npy, b.npy, c_model.npy (float64, C order) and
+ *   B: the step's own -n N --dist FAMILY) at each n of --sizes and on four crafted cases (lines_n40,
+ *   special_n33, mixed_n600, wide_n1100), written as DIR/NAME/a.npy, b.npy, c_model.npy (float64, C order) and
  *   counts.txt ("moduli=M alpha=A beta=B rows_past=R cols_past=C refused=F elements=E special=S":
  *   the step's run report's numbers, and the elements of NaN/Inf lines). TAP: the GPU's forms equal
  *   the reference forms on every element; every element the products give within n u |A||B|; the
@@ -584,6 +584,7 @@ struct stats {
     long unchecked_past;                            /* the products' C past the bound, no gate */
     long fast_differ, mod_differ, fpu_differ;
     long subnormal; /* accepted elements with a subnormal C (judged with 2^-1075 more) */
+    long longest_elements, longest_refused; /* from k = OZAKI64_LONGEST_SUMS (the default's third count) */
     double worst[BANDS]; /* the largest |C - AB| / (k u |A||B|) among accepted elements */
     double worst_final;  /* the same with the refused ones from the FP64 loop */
     double worst_all;    /* the largest of worst[], and the k where it was found */
@@ -592,6 +593,8 @@ struct stats {
 
 static void stats_add(struct stats *to, const struct stats *from)
 {
+    to->longest_elements += from->longest_elements;
+    to->longest_refused += from->longest_refused;
     for (int b = 0; b < BANDS; b++) {
         to->elements[b] += from->elements[b];
         to->refused[b] += from->refused[b];
@@ -709,6 +712,8 @@ static void run_case(struct work *w, int k, const struct ozaki64_plan *plan, enu
             const int within = within_bound(&w->ex[i * LINES + j], c, k, &ratio);
             st->elements[band]++;
             st->passed_R[band] += passes;
+            st->longest_elements += k >= OZAKI64_LONGEST_SUMS;
+            st->longest_refused += k >= OZAKI64_LONGEST_SUMS && !accepted;
             st->unchecked_past += !within;
             if (accepted) {
                 st->violations += !within;
@@ -910,6 +915,7 @@ static void search(const struct search *s)
     printf("# %-9s %5s %8s | %6s %6s %6s | %5s %5s %5s | %6s %6s %6s %5s | %6s %6s\n", "family", "count", "elements",
            "ref%", "", "", "(R)%", "", "", "worst", "", "", "at k", "final", "past");
     long refused[FAMILIES][OZAKI64_MAX_MODULI + 1][BANDS] = {{{0}}};
+    long longest_elements = 0, longest_refused = 0; /* the default's third count, its k, the six families */
     for (int f = 0; f < FAMILIES; f++) {
         struct stats st[OZAKI64_MAX_MODULI + 1];
         memset(st, 0, sizeof st);
@@ -927,6 +933,10 @@ static void search(const struct search *s)
                    t->worst[1], t->worst[2], t->worst_k, t->worst_final, t->unchecked_past);
             stats_add(&all, t);
             memcpy(refused[f][count], t->refused, sizeof t->refused);
+            if (count == OZAKI64_DEFAULT_MODULI_LONGEST && f < DIST_COUNT && f != DIST_MIXED) {
+                longest_elements += t->longest_elements;
+                longest_refused += t->longest_refused;
+            }
         }
         printf("#   (the FP64 loop alone: worst %.4f)\n", loop);
         const long elements = all.elements[0] + all.elements[1] + all.elements[2];
@@ -965,6 +975,9 @@ static void search(const struct search *s)
     ok(s->longs == 0 || long_refused == 0, "the default count from k = %d: %d moduli, like %d, refuse no element of the "
        "harness's families but mixed (%ld refused, k = %d ... %d)", OZAKI64_LONG_SUMS, longer, shorter, long_refused,
        s->longs ? s->long_k[0] : 0, s->longs ? s->long_k[s->longs - 1] : 0);
+    ok(longest_elements > 0 && longest_refused == 0, "the default count from k = %d: %d moduli refuse no element of "
+       "the harness's families but mixed (%ld refused of %ld)", OZAKI64_LONGEST_SUMS, OZAKI64_DEFAULT_MODULI_LONGEST,
+       longest_refused, longest_elements);
 }
 
 /* ---- 7. Controls: each must find elements past the bound, or the search could not ---- */
@@ -1000,10 +1013,10 @@ static void controls(const struct search *s)
  *
  * What step20.cu computes for each element of C (n x n, k = n, the matrices padded to 256 with
  * zeros), in the order its kernels compute it, so that its C is this C byte for byte:
- *   row_facts: a row's largest finite magnitude, smallest nonzero, NaN/Inf, and its sum of
- *     magnitudes relative to 2^e in the block's order (thread t adds k = t, t + 256, ...; each warp's
- *     lanes pair up, xor 16, 8, 4, 2, 1, every lane adding its partner's value to its own; thread 0
- *     adds the eight warps' lane 0 from 0.0);
+ *   row_facts and residues_a64: a row's largest finite magnitude, smallest nonzero, NaN/Inf, and its
+ *     sum of magnitudes relative to 2^e in chunks of 1024 k (thread t adds k = k0 + 4 t + q in q
+ *     order; each warp's lanes pair up, xor 16, 8, 4, 2, 1, every lane adding its partner's value to
+ *     its own; thread 0 adds the eight warps' lane 0 from 0.0), which span_facts adds chunk by chunk;
  *   col_extremes and residues_bt64: a column's extremes, and its sum in chunks of 128 k (thread ty
  *     adds k = k0 + 32 g + 4 ty + q in (g, q) order, the chunk the eight threads' sums in ty order),
  *     which span_facts adds chunk by chunk, the padding's chunks among them;
@@ -1011,7 +1024,7 @@ static void controls(const struct search *s)
  *   residues_a64 and residues_bt64: each scaled value's residues by the FP64 units' formula
  *     (ozaki64_split_of, ozaki64_residue_byte), the check's magnitude bytes of the first check_terms terms;
  *   the products (exact INT32 sums, reduced by ozaki_mod) and reconstruct64 (ozaki64_reconstruct_fast:
- *     its 32-bit limbs sum to the same y and f);
+ *     its chunk sums, or its 32-bit limbs, are the same numbers);
  *   residue_products<true>'s check_epilogue (step 16's, bound -1: check_needed holds): an element is
  *     refused where its 7-bit sum w is below its row's least accepted w against the tile's columns
  *     (least_accepted), its column's rho is past its row's limit, and ozaki_check_accepts fails;
@@ -1021,7 +1034,8 @@ static void controls(const struct search *s)
  * ozaki64_reconstruct, the verdict without least_accepted's shortcut) and counts where they differ:
  * nowhere, or the GPU's forms are not what ozaki64.h proves. */
 #define STEP_TILE 256      /* step20.cu's padding (step 16's TILE) */
-#define STEP_THREADS 256   /* row_facts' block: FACT_THREADS */
+#define STEP_THREADS 256   /* residues_a64's block */
+#define STEP_A_CHUNK 1024  /* residues_a64's k per block: A64_K */
 #define STEP_CHUNK 128     /* residues_bt64's k per block: BT64_K */
 #define STEP_CHECK_BN 256  /* the check's tile of columns: BN */
 
@@ -1084,29 +1098,37 @@ static void line_extremes(const double *v, size_t stride, int n, struct step_lin
     L->e = ozaki64_exponent(L->big);
 }
 
-/* row_facts' sum: 256 threads, k strided by 256; each warp's butterfly (lane l adds lane l ^ d's
- * value to its own, d = 16 ... 1, all lanes at once); then the warps' lane 0 in order from 0.0. */
-static double row_sum_like_gpu(const double *row, int n, int e)
+/* residues_a64's sums of a row, chunk by chunk of 1024 k over the padded k, as span_facts adds them:
+ * in a chunk, thread t's four terms (k = 1024 c + 4 t + q) in order; each warp's butterfly (lane l
+ * adds lane l ^ d's value to its own, d = 16 ... 1, all lanes at once); then the warps' lane 0 in
+ * order from 0.0. */
+static double row_sum_like_gpu(const double *row, int n, int padded, int e)
 {
-    double lane[STEP_THREADS];
-    for (int t = 0; t < STEP_THREADS; t++) {
-        double s = 0.0;
-        for (int k = t; k < n; k += STEP_THREADS)
-            if (isfinite(row[k]))
-                s = s + ozaki64_times_pow2(fabs(row[k]), -e);
-        lane[t] = s;
-    }
-    double sum = 0.0;
-    for (int w = 0; w < STEP_THREADS / 32; w++) {
-        double *v = lane + 32 * w, next[32];
-        for (int d = 16; d > 0; d /= 2) {
-            for (int l = 0; l < 32; l++)
-                next[l] = v[l] + v[l ^ d];
-            memcpy(v, next, sizeof next);
+    double row_sum = 0.0;
+    for (int c = 0; c < (padded + STEP_A_CHUNK - 1) / STEP_A_CHUNK; c++) {
+        double lane[STEP_THREADS];
+        for (int t = 0; t < STEP_THREADS; t++) {
+            double s = 0.0;
+            for (int q = 0; q < 4; q++) {
+                const int k = STEP_A_CHUNK * c + 4 * t + q;
+                if (k < n && isfinite(row[k]))
+                    s = s + ozaki64_times_pow2(fabs(row[k]), -e);
+            }
+            lane[t] = s;
         }
-        sum = sum + v[0];
+        double chunk = 0.0;
+        for (int w = 0; w < STEP_THREADS / 32; w++) {
+            double *v = lane + 32 * w, next[32];
+            for (int d = 16; d > 0; d /= 2) {
+                for (int l = 0; l < 32; l++)
+                    next[l] = v[l] + v[l ^ d];
+                memcpy(v, next, sizeof next);
+            }
+            chunk = chunk + v[0];
+        }
+        row_sum = row_sum + chunk;
     }
-    return sum;
+    return row_sum;
 }
 
 /* residues_bt64's sums of column j (B n x n, row-major), chunk by chunk of 128 k over the padded
@@ -1215,7 +1237,7 @@ static int whole_step(const double *a, const double *b, int n, double *c, int ju
         for (int k = 0; k < n; k++)
             bt[(size_t)i * n + k] = b[(size_t)k * n + i];
         line_extremes(a + (size_t)i * n, 1, n, &rows[i]);
-        rows[i].abs_sum = row_sum_like_gpu(a + (size_t)i * n, n, rows[i].e);
+        rows[i].abs_sum = row_sum_like_gpu(a + (size_t)i * n, n, padded, rows[i].e);
         line_fact_like_gpu(&rows[i], n, plan.alpha);
         line_extremes(b + i, (size_t)n, n, &cols[i]);
         cols[i].abs_sum = col_sum_like_gpu(b, n, padded, i, cols[i].e);
@@ -1314,16 +1336,17 @@ static int whole_step(const double *a, const double *b, int n, double *c, int ju
 static const int default_case_sizes[] = {1, 2, 3, 7, 17, 33, 64, 100, 127, 128, 257};
 
 /* The crafted cases, after the families: their names and what they hold. */
-enum { CASE_LINES, CASE_SPECIAL, CASE_LONG, CRAFTED_CASES };
-static const char *const crafted_case_name[CRAFTED_CASES] = {"lines_n40", "special_n33", "mixed_n600"};
-static const int crafted_case_n[CRAFTED_CASES] = {40, 33, 600};
+enum { CASE_LINES, CASE_SPECIAL, CASE_LONG, CASE_CHUNKS, CRAFTED_CASES };
+static const char *const crafted_case_name[CRAFTED_CASES] = {"lines_n40", "special_n33", "mixed_n600", "wide_n1100"};
+static const int crafted_case_n[CRAFTED_CASES] = {40, 33, 600, 1100};
 static const char *const crafted_case_text[CRAFTED_CASES] = {
     "wide inputs with a row of A of zeros (-0.0 among them) and a column of B of zeros, a subnormal row, "
     "a row of one 1.5 and the rest 2^-100 ... 2^-150, a column spanning 2^300 ... 2^-300, a column with one "
     "nonzero, a row near 2^700",
     "wide inputs with A[1][2] = Inf and B[2][3] = -Inf: row 1 and column 3 through the FP64 loop, "
     "no NaN (every other term finite and nonzero)",
-    "the mixed family at n = 600: the check sums 512 of the 600 terms; C in 6 x 3 tiles of the check (128 x 256)"};
+    "the mixed family at n = 600: the check sums 512 of the 600 terms; C in 6 x 3 tiles of the check (128 x 256)",
+    "the wide family at n = 1100: A's rows summed in two chunks of residues_a64's 1024 k, the second partly padding"};
 
 /* A case's inputs: family f (seed 0, A then B: the step's own -n N --dist F) or a crafted one. */
 static void make_whole_case(int f, int n, double *a, double *b)
@@ -1440,9 +1463,9 @@ static void save_cases(const char *dir, const int *sizes, int n_sizes)
 
 int main(int argc, char **argv)
 {
-    struct search s = {.seed = 20, .count_lo = 14, .count_hi = OZAKI64_MAX_MODULI, .trials = 8, .trials_long = 2, .longs = 7,
-                       .long_k = {100, 128, 181, 256, 512, 1000, 4096}};
-    int quick = 0, trials = 0, sizes_given = 0, sizes[CASE_SIZES_MAX];
+    struct search s = {.seed = 20, .count_lo = 14, .count_hi = OZAKI64_MAX_MODULI, .trials = 8, .trials_long = 2, .longs = 9,
+                       .long_k = {100, 128, 181, 256, 512, 1000, 4096, 8192, 16384}};
+    int quick = 0, trials = 0, sizes_given = 0, longs_given = 0, sizes[CASE_SIZES_MAX];
     int n_sizes = (int)(sizeof default_case_sizes / sizeof *default_case_sizes);
     const char *save_dir = NULL;
     memcpy(sizes, default_case_sizes, sizeof default_case_sizes);
@@ -1456,7 +1479,7 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(argv[i], "--long") && i + 1 < argc) {
-            s.longs = 0;
+            s.longs = 0, longs_given = 1;
             for (char *p = argv[++i], *end; *p; p = end) {
                 const long k = strtol(p, &end, 10);
                 if (end == p || k < 65 || k > OZAKI64_MAX_K || s.longs == MAX_LONG) {
@@ -1505,8 +1528,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "ozaki64_model: --counts within 2 ... %d\n", OZAKI64_MAX_MODULI);
         return 2;
     }
-    if (quick)
-        s.trials = 4, s.longs = s.longs < 3 ? s.longs : 3;
+    if (quick && !longs_given) /* a long sum of each default count's */
+        s.trials = 4, s.longs = 3, s.long_k[0] = 100, s.long_k[1] = 181, s.long_k[2] = OZAKI64_LONGEST_SUMS;
+    else if (quick)
+        s.trials = 4;
     if (trials)
         s.trials = s.trials_long = trials;
     check_plans();

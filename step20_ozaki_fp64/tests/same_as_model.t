@@ -4,7 +4,7 @@
 # sums of magnitudes, the residues by the FP64 units' formula, the check's bytes, the exact products,
 # the remainder theorem, step 16's check with bound -1 and its shortcut, the FP64 loop for refused
 # elements and NaN/Inf lines) and writes, for every family of the harness's FP64 generator at
-# n = 1 ... 257 and three crafted cases, A and B (float64, as the step reads them with --load), the
+# n = 1 ... 257 and four crafted cases, A and B (float64, as the step reads them with --load), the
 # model's C and its counts. Its own lines say that the GPU's forms equal the reference forms there
 # and that every element the products give keeps the fp64 bound. That part is plain C: CI runs it.
 # On a GPU that runs sm_90a code the step runs each case (--load, --save, --reps 1, --check none):
@@ -26,7 +26,7 @@ unless (-x $model) {
 
 my @families = qw(uniform wide subnormal tiny rowscale mixed huge);
 my @sizes = (1, 2, 3, 7, 17, 33, 64, 100, 127, 128, 257);
-my @crafted = qw(lines_n40 special_n33 mixed_n600); # the model's crafted cases (ozaki64_model.c)
+my @crafted = qw(lines_n40 special_n33 mixed_n600 wide_n1100); # the model's crafted cases (ozaki64_model.c)
 my @names = ((map { my $f = $_; map { "${f}_n$_" } @sizes } @families), @crafted);
 
 # The model's cases, and its TAP lines passed on.
