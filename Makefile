@@ -62,6 +62,14 @@ endif
 # that reference set instead (RESULTS=DIR: any folder).
 ifneq ($(RESULTS),)
   export MATMUL_RESULTS := $(RESULTS)
+  # A file there is refused before anything is built (every target that measures or draws reads it).
+  ifneq ($(filter-out clean help,$(GOALS)),)
+    ifneq ($(wildcard $(RESULTS)),)
+      ifeq ($(wildcard $(RESULTS)/.),)
+        $(error RESULTS=$(RESULTS) is a file, not a folder: RESULTS names the folder of results (default results/local/))
+      endif
+    endif
+  endif
 endif
 
 # GPU code. ARCH=sm_75 (any -arch value) builds for that architecture. Otherwise the
@@ -113,6 +121,20 @@ LDLIBS := -Xcompiler -fopenmp
 # files, so that a change to a header rebuilds exactly the programs that include it.
 DEPFLAGS := -MMD -MP
 
+# An ARCH this nvcc does not build for is refused in one line before the stamp below records it
+# (a stamp rewritten for a build that then fails would rebuild everything on the next make). nvcc's
+# own words are taken: sm_NN and compute_NN of an architecture nvcc --list-gpu-code lists (with a or
+# f after it: one GPU's own instructions, or its family's), native, all and all-major.
+ARCH_NUMBER = $(patsubst %a,%,$(patsubst %f,%,$(lastword $(subst _, ,$(ARCH)))))
+ifneq ($(and $(ARCH),$(NVCC_ARCHS)),)
+  ifeq ($(filter clean help,$(MAKECMDGOALS))$(filter native all all-major,$(ARCH)),)
+    ifeq ($(if $(filter sm_% compute_% lto_%,$(ARCH)),$(filter $(ARCH_NUMBER),$(NVCC_ARCHS))),)
+      $(error ARCH=$(ARCH) is no architecture this nvcc builds for: $(addprefix sm_,$(NVCC_ARCHS)) \
+          (nvcc --list-gpu-code), or native for this machine's GPU)
+    endif
+  endif
+endif
+
 # What was built with which flags: a change of ARCH or OPENBLAS rebuilds what depends on
 # it (make compares the stamps' contents, not only their dates).
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
@@ -151,8 +173,8 @@ help:
 	@echo "                     sums, every configuration and version at every size): before a change lands"
 	@echo "make reproduce       measure everything the READMEs show again, on this GPU and CPU, and"
 	@echo "                     redraw the charts and tables (ONLY=\"compare caps\", SKIP=\"cpu\"; DRY_RUN=1: the plan)"
-	@echo "make compare         every step, cuBLAS (FP32 and TF32) and CUTLASS on the GPU at SIZES (default"
-	@echo "                     \"1000 4096\"), on uniform and wide inputs (DISTS=\"uniform wide\"),"
+	@echo "make compare         every step, cuBLAS (FP32 and TF32) and CUTLASS on the GPU at SIZES=\"1000 4096\""
+	@echo "                     (the default; REPS=10 each), on uniform and wide inputs (DISTS=\"uniform wide\"),"
 	@echo "                     the comparison table, rows into results/local/<device>.csv"
 	@echo "make config-sweep    every configuration (tile shape, stages) of each program that has several, n = 1000 ... 8192"
 	@echo "make cutlass         fetch CUTLASS's headers (once), build and run its TF32 and 3xTF32 kernels"
@@ -305,9 +327,10 @@ obj/transpose/kernels.o: transpose/kernels.cu transpose/transpose.h $(HEADERS) $
 transpose/transpose: $(TRANSPOSE_OBJ) $(HARNESS)
 	$(NVCC) $(ARCH_FLAGS) -o $@ $^ $(LDLIBS)
 
-# make gpu-info: the device, what this build carries, and which programs run here and how.
+# make gpu-info: the device, what each program's build carries (as it says: --describe's archs;
+# the steps of one architecture carry it alone), and which programs run here and how.
 gpu-info: all
-	@python3 scripts/fatbin_archs.py $(firstword $(PROGRAMS)) | sed 's/^[^:]*: /This build:        /'
+	@python3 scripts/ladder.py archs | sed '1s/^/This build:        /; 2,$$s/^/                   /'
 	@obj/gpu_info --describe || { code=$$?; [ $$code = 3 ] && exit 0; exit $$code; }; \
 	echo "At n = 4096:"; \
 	for p in $(PROGRAMS) cublas/cublas; do out=$$(./$$p --gpu-check -n 4096 2>&1); code=$$?; \
@@ -451,3 +474,22 @@ include multigpu/multigpu.mk
 
 clean:
 	rm -rf obj $(PROGRAMS) cublas/cublas cpu/cpu_gemm transpose/transpose multigpu/multigpu
+
+# A NAME=value on make's command line that no makefile here reads changes nothing: most likely a
+# misspelling (DIST for DISTS). Each is said in one line, with the name make help gives that one of
+# the two begins (DISTS), before anything is built. What the makefiles read is found in them
+# ($(NAME), NAME = ..., NAME=... in a recipe, ifdef NAME); what make itself, the CUDA runtime,
+# NCCL, OpenMP and the programs (MATMUL_*) read from the environment passes.
+ifeq ($(MAKELEVEL),0)
+  GIVEN_VARIABLES := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
+  ifneq ($(GIVEN_VARIABLES),)
+    READ_VARIABLES := $(shell grep -ohE '\$$[[:punct:]][A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]* *[:?+!]?=|(ifn?def|origin) +[A-Za-z_][A-Za-z0-9_]*' \
+        $(filter-out obj/%,$(MAKEFILE_LIST)) | sed -E 's/^\$$[[:punct:]]//; s/ *[:?+!]?=$$//; s/^(ifn?def|origin) +//')
+    HELP_VARIABLES := $(sort $(patsubst %=,%,$(shell sed -n '/^help:/,/^$$/p' Makefile | grep -oE '[A-Z][A-Z0-9_]*=')))
+    meant = $(firstword $(filter $(1)%,$(HELP_VARIABLES)) $(foreach k,$(HELP_VARIABLES),$(if $(filter $(k)%,$(1)),$(k))))
+    unread = $(1)=$($(1)) is no variable this Makefile reads, so it changes nothing$(if $(call meant,$(1)),: \
+        did you mean $(call meant,$(1))=?, (make help names the variables each target reads))
+    $(foreach v,$(filter-out $(READ_VARIABLES) SHELL MAKE% VPATH GPATH MATMUL_% CUDA_% NCCL_% OMP_%,$(GIVEN_VARIABLES)),\
+        $(warning $(call unread,$(v))))
+  endif
+endif

@@ -60,9 +60,17 @@ config-sweep: all
 
 # Everything the READMEs show, measured again here (scripts/reproduce.py): ONLY="parts"
 # runs some of it, SKIP="parts" leaves some out; the plan and its time come first (DRY_RUN=1:
-# only the plan).
-reproduce: all versions obj/harness_test $(TEST_HELPERS)
-	python3 scripts/reproduce.py $(if $(ONLY),--only "$(ONLY)") $(if $(SKIP),--skip "$(SKIP)") $(if $(DRY_RUN),--dry-run)
+# only the plan, and nothing built for it). The parts named and the results folder are checked
+# before anything is built: a refusal is one line.
+REPRODUCE_OPTIONS = $(if $(ONLY),--only "$(ONLY)") $(if $(SKIP),--skip "$(SKIP)")
+ifneq ($(filter reproduce,$(GOALS)),)
+  REPRODUCE_REFUSAL := $(shell python3 scripts/reproduce.py $(REPRODUCE_OPTIONS) --check 2>&1)
+  ifneq ($(REPRODUCE_REFUSAL),)
+    $(error make reproduce: $(filter-out reproduce.py:,$(REPRODUCE_REFUSAL)))
+  endif
+endif
+reproduce: $(if $(DRY_RUN),,all versions obj/harness_test $(TEST_HELPERS))
+	python3 scripts/reproduce.py $(REPRODUCE_OPTIONS) $(if $(DRY_RUN),--dry-run)
 
 # Charts into plots/ and the README tables, from results/, and the tensor-core chapter's
 # pictures (computed from the kernels' rules, no results). matplotlib where python3 can
@@ -72,14 +80,32 @@ PLOT_PYTHON = $(shell python3 -c 'import matplotlib' 2>/dev/null && echo python3
 # The recorded runs' charts are redrawn byte for byte (the pinned matplotlib); the runs made
 # here (results/local/, or RESULTS=DIR) are drawn beside them into plots/local/.
 MEASURED_HERE = $(or $(RESULTS),results/local)
+# Before anything is drawn, each in one line: a PLOT_PYTHON given that cannot draw (not found, or
+# without matplotlib), and a RESULTS given that holds no results.
+ifneq ($(filter plots plots-env,$(GOALS)),)
+  ifneq ($(filter command line environment,$(origin PLOT_PYTHON)),)
+    ifeq ($(shell $(PLOT_PYTHON) -c 'import matplotlib' >/dev/null 2>&1 && echo yes),)
+      PLOT_PYTHON_LACKS := $(if $(shell command -v $(PLOT_PYTHON)),cannot import matplotlib,is not found)
+      $(error PLOT_PYTHON=$(PLOT_PYTHON) $(PLOT_PYTHON_LACKS): name a python that has matplotlib, or leave \
+          PLOT_PYTHON out (make plots-env makes .venv with it))
+    endif
+  endif
+endif
+ifneq ($(and $(filter plots,$(GOALS)),$(RESULTS)),)
+  ifeq ($(wildcard $(RESULTS)/*.csv),)
+    $(error RESULTS=$(RESULTS) $(if $(wildcard $(RESULTS)),holds no results (no .csv file),is not found): \
+        make compare, make cpu and the other measurements record theirs there)
+  endif
+endif
+# Yours first: a file there that cannot be read is said before the recorded charts are redrawn.
 plots: plots-env
 	python3 scripts/ladder.py record
-	$(PLOT_PYTHON) plots/charts.py
-	$(PLOT_PYTHON) plots/tensor_pictures.py   # every step's pictures.py
-	python3 scripts/readme_tables.py
 	@if [ "$(abspath $(MEASURED_HERE))" != "$(abspath results)" ] && ls $(MEASURED_HERE)/*.csv >/dev/null 2>&1; then \
 	    echo "$(PLOT_PYTHON) plots/charts.py --results $(MEASURED_HERE) --out plots/local"; \
 	    $(PLOT_PYTHON) plots/charts.py --results $(MEASURED_HERE) --out plots/local; fi
+	$(PLOT_PYTHON) plots/charts.py
+	$(PLOT_PYTHON) plots/tensor_pictures.py   # every step's pictures.py
+	python3 scripts/readme_tables.py
 plots-env:
 	@$(PLOT_PYTHON) -c 'import matplotlib' 2>/dev/null || $(MAKE) --no-print-directory .venv/installed
 .venv/installed: plots/requirements.txt
@@ -142,9 +168,15 @@ REGS_AWK = /Compiling entry function/ { k = $$0; sub(/.*function .(void )?/, "",
         printf "%-7s %-7s %-46s %3d registers, %s bytes spilled, %s bytes static shared memory\n", \
                step, a, k, $$5, spill, smem }
 # Each step compiled as its build compiles it (its own architecture, where it has one).
+# (Through a file, not a pipe, as make sass: a pipe's exit status is awk's, which would hide nvcc's
+# failure; a step nvcc refuses stops make regs with nvcc's own messages.)
 regs:
+	@mkdir -p obj/regs
 	@$(foreach d,$(STEP_DIRS),$(NVCC) $(subst $(ARCH_FLAGS),$(call step_arch_flags,$(d)),$(NVCCFLAGS)) -Xptxas -v \
-	    -c $(d)/$(call step_program,$(d)).cu -o /dev/null 2>&1 | c++filt | awk -v step=$(call step_program,$(d)) '$(REGS_AWK)';)
+	    -c $(d)/$(call step_program,$(d)).cu -o /dev/null > obj/regs/$(call step_program,$(d)).txt 2>&1 \
+	    || { cat obj/regs/$(call step_program,$(d)).txt >&2; \
+	         echo "make regs: nvcc failed on $(d)/$(call step_program,$(d)).cu" >&2; exit 1; }; \
+	    c++filt < obj/regs/$(call step_program,$(d)).txt | awk -v step=$(call step_program,$(d)) '$(REGS_AWK)';)
 
 # The lesson as a diff: STEP=05 against the step it builds on (the one before it, or the one its
 # program names: --describe's builds_on), or VERSION=step13_v2 against the one before it in its
@@ -163,8 +195,9 @@ diff: $(DIFF_PROGRAMS)
 # demangled; STEP=13, or PROGRAM= any binary), and its PTX for one architecture (its own
 # where it has one, else PTX_ARCH, the GPU's or sm_90), into obj/ptx/.
 PTX_ARCH ?= sm_$(or $(GPU_CC),90)
+# (Through a file, not a pipe: a pipe's exit status is c++filt's, which would hide cuobjdump's.)
 sass: all $(PROGRAM)
-	cuobjdump -sass $(PROFILE_PROGRAM) | c++filt
+	cuobjdump -sass $(PROFILE_PROGRAM) > obj/sass.txt && c++filt < obj/sass.txt
 ptx:
 	@mkdir -p obj/ptx
 	$(NVCC) -O3 -ptx -arch=$(or $(ARCH_$(filter step$(STEP)_%,$(STEP_DIRS))),$(PTX_ARCH)) -Icommon \

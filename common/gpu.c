@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* program_invocation_short_name */
 #include "gpu.h"
 #include "args.h"
+#include "conditions.h"
 #include "timing.h"
 
 #include <errno.h>
@@ -94,6 +95,20 @@ static size_t smem_cap(const char *program)
     return (size_t)v * unit;
 }
 
+static void format_uuid(const cudaUUID_t *id, char *out, size_t size)
+{
+    const unsigned char *u = (const unsigned char *)id->bytes;
+    snprintf(out, size, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+             u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+void gpu_uuid(int device, char *out, size_t size)
+{
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    format_uuid(&prop.uuid, out, size);
+}
+
 void gpu_open(const char *program, struct gpu_device *dev)
 {
     memset(dev, 0, sizeof *dev);
@@ -135,6 +150,8 @@ void gpu_open(const char *program, struct gpu_device *dev)
     dev->cc_major = prop.major;
     dev->cc_minor = prop.minor;
     dev->driver_version = driver;
+    dev->runtime_version = runtime;
+    format_uuid(&prop.uuid, dev->uuid, sizeof dev->uuid);
     CUDA_CHECK(cudaDeviceGetAttribute(&dev->clock_khz, cudaDevAttrClockRate, dev->id));
     dev->smem_device_optin = dev->smem_per_block_optin = prop.sharedMemPerBlockOptin;
     dev->smem_per_sm = prop.sharedMemPerMultiprocessor;
@@ -211,6 +228,8 @@ double time_kernel(launch_fn launch, const struct step_run *run, int reps)
         launch(run);
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaEventRecord(stop, 0));
+        if (run->sm_clock) /* while the launch runs: before the wait, outside the events' interval */
+            sm_clock_read(run->sm_clock);
         CUDA_CHECK(cudaEventSynchronize(stop));
         CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
         samples[r] = ms;

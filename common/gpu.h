@@ -43,12 +43,17 @@ struct gpu_device {
     size_t smem_device_optin;    /* the device's own opt-in limit, before any cap */
     size_t smem_per_sm;
     int l2_bytes;
+    char uuid[48];               /* as nvidia-smi writes it: "GPU-8b516f69-..." (gpu_uuid) */
+    int runtime_version;         /* CUDA runtime this program runs with, 13000 = 13.0 */
 };
 
 /* Find and open the device, and apply MATMUL_SMEM_LIMIT. Without a driver or a visible
  * device: one line, exit EXIT_NO_GPU; a driver older than this build: EXIT_OLD_DRIVER;
  * a bad MATMUL_SMEM_LIMIT: EXIT_USAGE. */
 void gpu_open(const char *program, struct gpu_device *dev);
+/* The UUID of CUDA device `device` as nvidia-smi and NVML write it ("GPU-8b516f69-2059-..."): which
+ * card of several alike a row was measured on. */
+void gpu_uuid(int device, char *out, size_t size);
 /* The program's name for the error lines of CUDA and the libraries: the file it was started as,
  * without its folder (a step's binary is named after its step). */
 const char *gpu_program_name(void);
@@ -65,6 +70,7 @@ void gpu_require_exact(const char *program, const struct gpu_device *dev, int ex
 
 struct step_config;
 struct step_math;
+struct sm_clock;
 
 /* Device matrices as the kernels see them: leading dimensions in elements. */
 struct dev_mats {
@@ -95,6 +101,9 @@ struct step_run {
     void *workspace;                  /* device bytes beside A, B and C (NULL: none), poisoned */
     size_t workspace_bytes;
     void *state;                      /* host bytes for the step's own struct (NULL: none), zeroed */
+    /* Where time_kernel reads the SM clock once per timed launch (common/conditions.h), as the
+     * harness asks (gpu_run's sm_clock); NULL: not read. The launch itself never touches it. */
+    struct sm_clock *sm_clock;
 };
 
 /* What one pass of a step's host function measured. */
@@ -108,6 +117,9 @@ struct gpu_run {
      * program with one). */
     const struct step_config *config;
     const struct step_math *math;
+    /* In: where the timed launches' SM clock is read into (NULL: not read); a step's host function
+     * hands it to time_kernel through its step_run (common/padded.c does). */
+    struct sm_clock *sm_clock;
     /* Out: the step's line on what its launch found in the inputs (step_ops.report), or "". */
     char step_report[320];
 };
@@ -126,7 +138,9 @@ double phase_lap(struct phase_clock *clk);
 typedef void (*launch_fn)(const struct step_run *run);
 
 /* Launch once to warm up, then reps times, each between two CUDA events; the
- * median in ms. The launches recompute the same C, so the result is unchanged. */
+ * median in ms. The launches recompute the same C, so the result is unchanged. With
+ * run->sm_clock, the SM clock is read once per timed launch while it runs (conditions.h says
+ * when, and why that leaves the timing alone). */
 double time_kernel(launch_fn launch, const struct step_run *run, int reps);
 
 #ifdef __cplusplus

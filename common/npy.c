@@ -225,29 +225,47 @@ int load_npy_pair(const char *dir, float **a, float **b, int *n, char *err, size
     return got;
 }
 
+/* A path as a message shows it: whole up to 160 characters, else its first and last 70 with
+ * " ... " between, so that the reason after it always fits in the message. */
+static const char *shown_path(const char *path, char *out, size_t size)
+{
+    const size_t len = strlen(path);
+    if (len <= 160)
+        snprintf(out, size, "%s", path);
+    else
+        snprintf(out, size, "%.70s ... %s", path, path + len - 70);
+    return out;
+}
+
 int load_npy_pair_as(const char *dir, void **a, void **b, int *n, enum element_type element, char *err,
                      size_t errlen)
 {
     const char *names[2] = {"a.npy", "b.npy"};
     void **mats[2] = {a, b};
     int rows[2], cols[2];
+    char shown[160];
     *a = *b = NULL;
     for (int i = 0; i < 2; i++) {
         char path[4096], why[512];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        const int len = snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (len >= (int)sizeof path) {
+            snprintf(err, errlen, "cannot load '%s/%s': the path is %d characters, longer than a path may be (%zu)",
+                     shown_path(dir, shown, sizeof shown), names[i], len, sizeof path - 1);
+            goto fail;
+        }
         if (load_npy_as(path, mats[i], &rows[i], &cols[i], element, why, sizeof why) != 0) {
-            snprintf(err, errlen, "cannot load '%s': %s", path, why);
+            snprintf(err, errlen, "cannot load '%s': %s", shown_path(path, shown, sizeof shown), why);
             goto fail;
         }
         if (rows[i] != cols[i]) {
-            snprintf(err, errlen, "cannot load '%s': it is %d x %d, the programs multiply square matrices", path,
-                     rows[i], cols[i]);
+            snprintf(err, errlen, "cannot load '%s': it is %d x %d, the programs multiply square matrices",
+                     shown_path(path, shown, sizeof shown), rows[i], cols[i]);
             goto fail;
         }
     }
     if (rows[0] != rows[1]) {
-        snprintf(err, errlen, "cannot load '%s': a.npy is %d x %d but b.npy is %d x %d", dir, rows[0], rows[0],
-                 rows[1], rows[1]);
+        snprintf(err, errlen, "cannot load '%s': a.npy is %d x %d but b.npy is %d x %d",
+                 shown_path(dir, shown, sizeof shown), rows[0], rows[0], rows[1], rows[1]);
         goto fail;
     }
     *n = rows[0];

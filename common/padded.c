@@ -67,7 +67,7 @@ static void padded_run(const void *a, int lda, const void *b, int ldb, void *c, 
 
     struct step_run run = {.mats = {.lda = pitch_a / bytes, .ldb = pitch_b / bytes, .ldc = pitch_c / bytes,
                                     .n = n, .padded = newn},
-                           .config = measured->config, .math = measured->math};
+                           .config = measured->config, .math = measured->math, .sm_clock = measured->sm_clock};
     if (bytes == sizeof(double))
         run.mats.a64 = (const double *)ac, run.mats.b64 = (const double *)bc, run.mats.c64 = (double *)cc;
     else

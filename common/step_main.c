@@ -1,6 +1,7 @@
 /* main() of every step program: everything that is not the step's lesson. */
 #define _GNU_SOURCE
 #include "args.h"
+#include "conditions.h"
 #include "step.h"
 #include "timing.h"
 
@@ -264,7 +265,7 @@ static void describe(const struct options *opt, const struct step_math *chosen)
 #define CSV_HEADER "program,n,device,kernel_ms,gflops,total_ms,max_rel_err,avg_rel_err," \
                    "e2e_gflops,alloc_ms,h2d_ms,kernel_e2e_ms,d2h_ms,free_ms,reps,check," \
                    "rows_checked,tolerance,status,config,smem_bytes,smem_limit,dist,precision," \
-                   "max_comp_err,avg_comp_err"
+                   "max_comp_err,avg_comp_err,device_uuid," CONDITIONS_CSV_HEADER
 
 /* One run of the program, as its command line asks: what main() does, and what --batch does for
  * each of its lines. Returns the exit code. */
@@ -348,6 +349,15 @@ static int run_once(int argc, char **argv)
         opt.check = CHECK_FULL;
     const char *inputs = opt.load_dir ? "loaded" : dist_name(opt.dist);
 
+    /* The conditions of the row (conditions.h): NVML is opened for a CSV row alone, the one output
+     * that records them (its start-up would slow each of the test suite's thousands of runs), and
+     * the SM clock is read during the kernel's timed launches, those of the last pass. Without
+     * NVML the nvml stays empty, and so do its columns. */
+    struct nvml nvml = {0};
+    if (opt.csv)
+        nvml_open(&nvml, NVML_LIBRARY);
+    struct sm_clock clock = {.nvml = &nvml, .device = nvml_device(&nvml, dev.uuid)};
+
     /* Pass 0 warms up (module load, allocator, clocks); then E2E_PASSES timed passes,
      * the last of which also times the kernel alone. C is poisoned before each pass. */
     struct gpu_run runs[E2E_PASSES];
@@ -357,6 +367,7 @@ static int run_once(int argc, char **argv)
         memset(&run, 0, sizeof run);
         run.config = config;
         run.math = math;
+        run.sm_clock = pass == E2E_PASSES ? &clock : NULL;
         memset(c, POISON_BYTE, bytes * count);
         const int reps = pass == E2E_PASSES ? opt.reps : 0;
         if (fp64)
@@ -378,6 +389,10 @@ static int run_once(int argc, char **argv)
         if (totals[i] == median_total)
             e2e = runs[i];
     double total_ms = gpu_run_total_ms(&e2e);
+    struct run_conditions conditions;
+    void *const nvml_devices[1] = {clock.device};
+    conditions_read(&conditions, &nvml, nvml_devices, &clock, 1, dev.runtime_version);
+    nvml_close(&nvml);
 
     struct check_result res;
     if (fp64)
@@ -396,13 +411,15 @@ static int run_once(int argc, char **argv)
     if (opt.csv) {
         if (opt.csv_header)
             printf("%s\n", CSV_HEADER);
+        char conditions_fields[512];
+        conditions_csv(&conditions, conditions_fields, sizeof conditions_fields);
         printf("%s,%d,%s,%.6f,%.2f,%.6f,%.6e,%.6e,%.2f,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%s,%zu,%.3e,%s,%s,%zu,%zu,"
-               "%s,%s,%.6e,%.6e\n",
+               "%s,%s,%.6e,%.6e,%s,%s\n",
                program, n, dev.name, kernel_ms, gflops(n, kernel_ms), total_ms, res.max_rel_err, avg,
                gflops(n, total_ms), e2e.alloc_ms, e2e.h2d_ms, e2e.kernel_ms, e2e.d2h_ms, e2e.free_ms,
                opt.reps, check_name(opt.check), res.rows_checked, tol, pass ? "pass" : "FAIL",
                config ? config->name : "", run_smem_bytes(n, config), dev.smem_per_block_optin, inputs,
-               precision_name(judged), res.max_comp_err, avg_comp);
+               precision_name(judged), res.max_comp_err, avg_comp, dev.uuid, conditions_fields);
     } else {
         printf("%s: %s\n", program, lesson);
         printf("Device: %s (%d SMs, compute capability %d.%d), n = %d\n", dev.name, dev.sm_count,

@@ -6,15 +6,21 @@
  * alone and its local products alone are timed the same way. The result is gathered and
  * checked against the harness's double-precision reference (every row up to n = 2048, a
  * sample of rows above). */
+#define _POSIX_C_SOURCE 200809L /* strdup, access, dirname: --trace's checks */
 #include "args.h"
 #include "cluster.h"
+#include "conditions.h"
 #include "matrix.h"
 #include "timing.h"
 
+#include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define PROGRAM "multigpu"
 
@@ -64,7 +70,11 @@ static void usage(void)
            "                  copy engines: cudaMemcpyPeerAsync from each panel's owner, no SM used)\n"
            "  --reps R        timed runs after a warm-up, median reported (default 5)\n"
            "  --seed S        input seed (default 1)\n"
-           "  --dist D        inputs: uniform (default), wide, or a range family (make help)\n"
+           "  --dist D        inputs: uniform (default), wide, or an end of FP32's range (common/matrix.h\n"
+           "                  says what each holds):");
+    for (int d = DIST_WIDE + 1; d < DIST_COUNT; d++)
+        printf(" %s", dist_name((enum input_dist)d));
+    printf("\n"
            "  --check MODE    full, sample (64 rows) or none (default: full up to n = 2048)\n"
            "  --trace FILE    one more run of each algorithm, traced: each GPU's broadcasts and products\n"
            "                  as spans (ms from the run's start on that GPU), CSV into FILE\n"
@@ -81,6 +91,30 @@ static void help(const void *unused)
 {
     (void)unused;
     usage();
+}
+
+/* --trace FILE: whether it can be written is asked before anything runs (one line, exit 2, with
+ * the reason); it is opened only once the runs start, so that a run that stops before them (no
+ * GPU, too large) leaves no empty file, and an existing one as it was. */
+static void check_trace_path(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            usage_error(PROGRAM, "cannot write --trace '%s': it is a folder", path);
+        if (access(path, W_OK) != 0)
+            usage_error(PROGRAM, "cannot write --trace '%s': %s", path, strerror(errno));
+        return;
+    }
+    char *copy = strdup(path);
+    if (!copy)
+        usage_error(PROGRAM, "out of host memory");
+    const char *folder = dirname(copy);
+    if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))
+        usage_error(PROGRAM, "cannot write --trace '%s': no folder '%s'", path, folder);
+    if (access(folder, W_OK | X_OK) != 0)
+        usage_error(PROGRAM, "cannot write --trace '%s': folder '%s': %s", path, folder, strerror(errno));
+    free(copy);
 }
 
 /* --grid RxC: at least one GPU a side, at most MAX_GPUS in all. */
@@ -174,8 +208,11 @@ static void squarest(int g, int *prow, int *pcol)
 }
 
 /* Median ms of parts of alg over reps runs after a warm-up: every GPU's thread starts
- * together (a barrier), and the time ends when the last GPU is done. */
-static double time_parts(const struct algorithm *alg, struct cluster *cl, enum run_parts parts, int reps)
+ * together (a barrier), and the time ends when the last GPU is done. With clocks (one per GPU),
+ * each GPU's thread reads its SM clock once per timed run, after queueing its part and before
+ * waiting for it (common/conditions.h says why then). */
+static double time_parts(const struct algorithm *alg, struct cluster *cl, enum run_parts parts, int reps,
+                         struct sm_clock *clocks)
 {
     double *samples = malloc(sizeof *samples * (size_t)reps), t0 = 0.0;
     if (!samples)
@@ -190,6 +227,8 @@ static double time_parts(const struct algorithm *alg, struct cluster *cl, enum r
             t0 = wall_ms();
 #pragma omp barrier
             alg->run(cl, g, parts);
+            if (clocks && r >= 0)
+                sm_clock_read(&clocks[g]);
             CUDA_CHECK(cudaDeviceSynchronize());
 #pragma omp barrier
 #pragma omp master
@@ -202,7 +241,7 @@ static double time_parts(const struct algorithm *alg, struct cluster *cl, enum r
     return median;
 }
 
-#define CSV_HEADER "algo,local,n,gpus,grid,panel,device,ms,tflops,comm_ms,gemm_ms,max_rel_err,max_comp_err,bound,status,rows_checked,reps,dist,comm,uuids"
+#define CSV_HEADER "algo,local,n,gpus,grid,panel,device,ms,tflops,comm_ms,gemm_ms,max_rel_err,max_comp_err,bound,status,rows_checked,reps,dist,comm,uuids," CONDITIONS_CSV_HEADER
 #define TRACE_HEADER "algo,comm,n,gpus,grid,panel,device,gpu,what,index,start_ms,end_ms"
 
 /* One more run of alg, traced: each GPU's spans, in ms from an event recorded on its compute
@@ -245,14 +284,9 @@ static void gpu_uuids(int gpus, char *out, size_t size)
 {
     out[0] = '\0';
     for (int g = 0; g < gpus; g++) {
-        struct cudaDeviceProp p;
-        CUDA_CHECK(cudaGetDeviceProperties(&p, g));
-        const unsigned char *u = (const unsigned char *)p.uuid.bytes;
         char one[48];
-        snprintf(one, sizeof one, "%sGPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-                 g ? " " : "", u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-                 u[14], u[15]);
-        strncat(out, one, size - strlen(out) - 1);
+        gpu_uuid(g, one, sizeof one);
+        snprintf(out + strlen(out), size - strlen(out), "%s%s", g ? " " : "", one);
     }
 }
 
@@ -276,9 +310,8 @@ int main(int argc, char **argv)
         return EXIT_PASS;
     }
     const long n = o.n;
-    FILE *trace = NULL;
-    if (o.trace && !(trace = fopen(o.trace, "w")))
-        usage_error(PROGRAM, "cannot write --trace '%s'", o.trace);
+    if (o.trace)
+        check_trace_path(o.trace);
     const double host_need = 3.0 * sizeof(float) * (double)n * n, have = host_memory_bytes();
     if (host_need > (have > 0 ? have : 1e300) || (size_t)n * (size_t)n > SIZE_MAX / 16)
         usage_error(PROGRAM, "n = %ld needs %.1f GB of host memory; this machine has %.1f GB", n, host_need / 1e9,
@@ -361,8 +394,22 @@ int main(int argc, char **argv)
     char grid[32], uuids[MAX_GPUS * 48];
     snprintf(grid, sizeof grid, "%dx%d", cl.prow, cl.pcol);
     gpu_uuids(cl.gpus, uuids, sizeof uuids);
-    if (trace)
+    /* The rows' conditions (common/conditions.h): NVML for a CSV row, each GPU found by its UUID;
+     * without NVML those columns are empty. */
+    struct nvml nvml = {0};
+    void *nvml_gpus[MAX_GPUS] = {NULL};
+    if (o.csv && nvml_open(&nvml, NVML_LIBRARY) == 0)
+        for (int g = 0; g < cl.gpus; g++) {
+            char uuid[48];
+            gpu_uuid(g, uuid, sizeof uuid);
+            nvml_gpus[g] = nvml_device(&nvml, uuid);
+        }
+    FILE *trace = NULL;
+    if (o.trace) {
+        if (!(trace = fopen(o.trace, "w")))
+            usage_error(PROGRAM, "cannot write --trace '%s': %s", o.trace, strerror(errno));
         fprintf(trace, "%s\n", TRACE_HEADER);
+    }
     if (o.csv_header)
         printf("%s\n", CSV_HEADER);
     if (!o.csv)
@@ -386,7 +433,10 @@ int main(int argc, char **argv)
             CUDA_CHECK(cudaSetDevice(g));
             alg->setup(&cl, g, a, b);
         }
-        const double ms = time_parts(alg, &cl, RUN_ALL, o.reps);
+        struct sm_clock clocks[MAX_GPUS];
+        for (int g = 0; g < cl.gpus; g++)
+            clocks[g] = (struct sm_clock){.nvml = &nvml, .device = nvml_gpus[g]};
+        const double ms = time_parts(alg, &cl, RUN_ALL, o.reps, clocks);
         /* The result of the last timed run, gathered over poison: a block no GPU wrote stays
          * poison and fails the check. */
         poison_mat(c, (size_t)(n * n));
@@ -404,8 +454,8 @@ int main(int argc, char **argv)
         }
         double comm_ms = NAN, gemm_ms = NAN;
         if (alg->parts_apart) {
-            comm_ms = time_parts(alg, &cl, RUN_COMM, o.reps);
-            gemm_ms = time_parts(alg, &cl, RUN_GEMM, o.reps);
+            comm_ms = time_parts(alg, &cl, RUN_COMM, o.reps, NULL);
+            gemm_ms = time_parts(alg, &cl, RUN_GEMM, o.reps, NULL);
         }
 #pragma omp parallel num_threads(cl.gpus)
         {
@@ -424,11 +474,16 @@ int main(int argc, char **argv)
         all_pass &= pass;
         const char *status = o.check == CHECK_NONE ? (pass ? "unchecked" : "FAIL") : pass ? "pass" : "FAIL";
         const double tflops = 2.0 * (double)n * n * n / (ms * 1e-3) / 1e12;
-        if (o.csv)
-            printf("%s,%s,%ld,%d,%s,%ld,%s,%.4f,%.2f,%.4f,%.4f,%.3e,%.3e,%.3e,%s,%zu,%d,%s,%s,%s\n", alg->name,
+        if (o.csv) {
+            struct run_conditions conditions;
+            char conditions_fields[512];
+            conditions_read(&conditions, &nvml, nvml_gpus, clocks, cl.gpus, dev.runtime_version);
+            conditions_csv(&conditions, conditions_fields, sizeof conditions_fields);
+            printf("%s,%s,%ld,%d,%s,%ld,%s,%.4f,%.2f,%.4f,%.4f,%.3e,%.3e,%.3e,%s,%zu,%d,%s,%s,%s,%s\n", alg->name,
                    local_names[o.local], n, cl.gpus, grid, o.panel, dev.name, ms, tflops, comm_ms, gemm_ms,
                    r.max_rel_err, r.max_comp_err, bound, status, r.rows_checked, o.reps, dist_name(o.dist),
-                   comm_names[o.comm], uuids);
+                   comm_names[o.comm], uuids, conditions_fields);
+        }
         else
             printf("%-9s %10.3f %8.2f %9.3f %9.3f %12.3e %12.3e  %s\n", alg->name, ms, tflops, comm_ms, gemm_ms,
                    r.max_rel_err, r.max_comp_err, status);
@@ -444,6 +499,7 @@ int main(int argc, char **argv)
     }
     if (trace)
         fclose(trace);
+    nvml_close(&nvml);
     free_reference(&ref);
     free(a);
     free(b);

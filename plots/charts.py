@@ -7,6 +7,7 @@ from its folder (its experiments.json's "charts": the function in the step's Pyt
 them). Each is written as PNG and SVG, the same bytes from the same results (plots/drawing.py).
 Usage: plots/charts.py [--results DIR] [--out DIR] [--device NAME]
 """
+import csv
 import glob
 import importlib
 import os
@@ -27,29 +28,67 @@ def main(argv):
                    "most rows)")
     a = p.parse_args(argv)
     if not os.path.isdir(a.results):
-        print(f"charts.py: no results folder {a.results}", file=sys.stderr)
+        print(f"charts.py: no results folder {a.results}" + (" (it is a file)" if os.path.exists(a.results) else ""),
+              file=sys.stderr)
         return 2
-    devices = tables_shared.device_results(a.results)
-    # Without a GPU's rows (a CPU chapter's run alone, say) the ladder's charts are left out.
-    device = a.device or (max(devices, key=lambda d: len(devices[d])) if devices else None)
-    if device is not None and device not in devices:
-        print(f"charts.py: no results for device '{device}' in {a.results}", file=sys.stderr)
+    files = sorted(glob.glob(os.path.join(a.results, "*.csv")))
+    if not files:
+        print(f"charts.py: no results in {a.results} (no .csv file): make compare, make cpu and the other "
+              "measurements record theirs into results/local/", file=sys.stderr)
         return 2
     if os.path.exists(a.out) and not os.path.isdir(a.out):
         print(f"charts.py: --out {a.out} is a file, not a folder", file=sys.stderr)
         return 2
-    ladder.require_matplotlib()
+    # Every file read whole before anything is drawn: one that is not UTF-8 CSV, or holds a
+    # word where a number belongs, is named with its line (ladder.read_results); a column a
+    # chart asks of a file that lacks it, when the chart asks (ladder.MissingColumn).
     try:
-        os.makedirs(a.out, exist_ok=True)
-    except OSError as err:
-        print(f"charts.py: --out {a.out}: {(err.strerror or str(err)).lower()}", file=sys.stderr)
+        for path in files:
+            ladder.read_results(path)
+        devices = tables_shared.device_results(a.results)
+        # Without a GPU's rows (a CPU chapter's run alone, say) the ladder's charts are left out.
+        device = a.device or (max(devices, key=lambda d: len(devices[d])) if devices else None)
+        if device is not None and device not in devices:
+            print(f"charts.py: no results for device '{device}' in {a.results}", file=sys.stderr)
+            return 2
+        ladder.require_matplotlib()
+        try:
+            os.makedirs(a.out, exist_ok=True)
+        except OSError as err:
+            print(f"charts.py: --out {a.out}: {(err.strerror or str(err)).lower()}", file=sys.stderr)
+            return 2
+        import drawing  # noqa: F401  (matplotlib set up before any chart module draws)
+        for path in sorted(glob.glob(os.path.join(HERE, "charts_*.py"))):
+            importlib.import_module(os.path.basename(path)[:-3]).charts(a.results, a.out, device)
+        for _, _, draw in step_plugins.step_functions("charts"):
+            draw(a.results, a.out)
+    except ladder.ResultsError as err:
+        print(f"charts.py: {err}", file=sys.stderr)
         return 2
-    import drawing  # noqa: F401  (matplotlib set up before any chart module draws)
-    for path in sorted(glob.glob(os.path.join(HERE, "charts_*.py"))):
-        importlib.import_module(os.path.basename(path)[:-3]).charts(a.results, a.out, device)
-    for _, _, draw in step_plugins.step_functions("charts"):
-        draw(a.results, a.out)
+    except KeyError as err:
+        lacking = files_lacking(err, files)
+        if not lacking:
+            raise
+        print(f"charts.py: a chart reads the column '{err.args[0]}', which {', '.join(lacking)} "
+              f"{'lacks' if len(lacking) == 1 else 'lack'}", file=sys.stderr)
+        return 2
     return 0
+
+
+def header(path):
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        return next(csv.reader(f), [])
+
+
+def files_lacking(err, files):
+    """The results files that lack the column a chart asked for, where the chart copied rows into
+    dicts of its own (a bare KeyError, not ladder.MissingColumn); None where the key is no
+    recorded results file's column: a fault of the chart, whose traceback should show."""
+    column = err.args[0] if err.args else None
+    recorded = {c for path in glob.glob(os.path.join(ladder.REFERENCE_RESULTS, "*.csv")) for c in header(path)}
+    if not isinstance(column, str) or column not in recorded:
+        return None
+    return [path for path in files if column not in header(path)] or None
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 sm_XY runs on GPUs of compute capability X.Y up to X.9; PTX compute_XY is compiled by
 the driver for any GPU of X.Y or newer.
 
-Usage: scripts/fatbin_archs.py PROGRAM...   (make gpu-info runs it on the first step)
+Usage: scripts/fatbin_archs.py PROGRAM...   (tests/10-build.t reads the programs with it)
 """
 import os
 import struct

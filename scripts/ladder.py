@@ -9,6 +9,7 @@ import argparse
 import csv
 import datetime
 import glob
+import io
 import json
 import os
 import re
@@ -329,11 +330,17 @@ def label(row):
     return REFERENCE_NAMES.get(row, row.replace("step", "step ", 1) if row.startswith("step") else row)
 
 
+# The conditions a GPU row was measured under, the last columns of every program's row
+# (common/conditions.h): the device's UUID (the multi-GPU chapter's rows name theirs in uuids), the
+# SM clock averaged over the timed launches, the power limit, the driver, the CUDA runtime and
+# cuBLAS. Rows recorded before them lack them, and stay readable: a reader asks r.get(column).
+CONDITION_COLUMNS = ["device_uuid", "sm_clock_mhz", "power_limit_w", "driver_version", "cuda_runtime_version",
+                     "cublas_version"]
 # The programs' --csv columns (common/step_main.c), and the results file's.
 PROGRAM_COLUMNS = ["program", "n", "device", "kernel_ms", "gflops", "total_ms", "max_rel_err", "avg_rel_err",
                    "e2e_gflops", "alloc_ms", "h2d_ms", "kernel_e2e_ms", "d2h_ms", "free_ms", "reps", "check",
                    "rows_checked", "tolerance", "status", "config", "smem_bytes", "smem_limit", "dist",
-                   "precision", "max_comp_err", "avg_comp_err"]
+                   "precision", "max_comp_err", "avg_comp_err"] + CONDITION_COLUMNS
 RESULT_COLUMNS = ["date", "command"] + PROGRAM_COLUMNS
 KEY = ("program", "n", "device", "dist")
 KEY_DEFAULTS = {"dist": "uniform"}  # rows recorded before the column existed
@@ -531,20 +538,94 @@ def run_csv(cmd, env=None):
 
 
 def parse_program_csv(text):
-    """The one CSV row a program printed with --csv, as a dict."""
+    """The one CSV row a program printed with --csv, as a dict; a program built before the
+    conditions' columns (CONDITION_COLUMNS) gives a row without them."""
     rows = [r for r in csv.reader(text.strip().splitlines()) if r and r[0] != "program"]
-    if len(rows) != 1 or len(rows[0]) != len(PROGRAM_COLUMNS):
-        raise ValueError(f"expected one CSV row of {len(PROGRAM_COLUMNS)} columns, got: {text!r}")
+    widths = (len(PROGRAM_COLUMNS), len(PROGRAM_COLUMNS) - len(CONDITION_COLUMNS))
+    if len(rows) != 1 or len(rows[0]) not in widths:
+        raise ValueError(f"expected one CSV row of {' or '.join(map(str, widths))} columns, got: {text!r}")
     return dict(zip(PROGRAM_COLUMNS, rows[0]))
 
 
-def read_results(path):
-    """The rows of a results CSV; rows recorded before inputs had a distribution (no dist
-    column) are the article's uniform inputs."""
+# The results files' columns that hold numbers, wherever a file has them: the charts and tables
+# read them as numbers, so read_results refuses a file where one does not. A column named for
+# its unit holds a number too (kernel_ms, dram_read_gb, imma_active_pct, a clock's _mhz), or
+# several, space-separated (round_ms: each round's).
+WHOLE_COLUMNS = {"n", "smem_bytes", "smem_limit", "gpus", "panel", "rows", "cols", "threads", "block", "tile", "moduli"}
+NUMBER_COLUMNS = WHOLE_COLUMNS | {"gflops", "e2e_gflops", "tflops", "tops", "gbps", "tolerance", "bound", "warp_instructions",
+                  "fp32_peak_gflops", "speedup", "seconds"}
+UNIT_SUFFIXES = ("_ms", "_s", "_gb", "_gbs", "_ghz", "_mhz", "_pct", "_err", "_w")
+
+
+class ResultsError(ValueError):
+    """A results CSV that cannot be read as one: the message names the file, the line and what is
+    wrong, in one line (charts.py and prose.py say it as it is)."""
+
+
+class MissingColumn(ResultsError, KeyError):
+    """A column a reader asks of a row that its file does not have (a KeyError as well, so that
+    whoever looks a column up and handles a missing one still does)."""
+
+    def __str__(self):
+        return self.args[0]
+
+
+class Row(dict):
+    """A results row: a column its file lacks is a MissingColumn naming the file, not a bare
+    KeyError far from it."""
+    path = ""
+
+    def __missing__(self, column):
+        raise MissingColumn(f"{self.path} has no column '{column}'")
+
+
+def number_problem(column, value):
+    """Why value cannot be column's (a number column holding a word), or None. Empty cells, nan,
+    inf and N/A are numbers not measured (a skipped program's row, a time not taken apart, what
+    nvidia-smi cannot read on this GPU)."""
+    value = value.strip()
+    if not value or value.lower() in ("nan", "inf", "-inf", "n/a", "[n/a]"):
+        return None
+    if column in NUMBER_COLUMNS or column.endswith(UNIT_SUFFIXES):
+        try:
+            [float(v) for v in value.split()]
+        except ValueError:
+            return f"{column} is '{value}', not a number"
+    return None
+
+
+def read_results(path, check=True):
+    """The rows of a results CSV (each a Row: a column the file lacks is named with it); rows
+    recorded before inputs had a distribution (no dist column) are the article's uniform inputs.
+    A file that is not UTF-8 text or not CSV, or (check) a row with more or fewer fields than
+    the header or a word in a number column, raises ResultsError naming the file and the line."""
     if not os.path.exists(path):
         return []
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+    shown = path if os.path.relpath(path).startswith("..") else os.path.relpath(path)
+    data = open(path, "rb").read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise ResultsError(f"{shown}, line {line}: not UTF-8 text (byte 0x{data[err.start]:02x})") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows, header = [], None
+    try:
+        for fields in reader:
+            if header is None:
+                header = fields
+                continue
+            if not fields:  # a blank line, as csv.DictReader skips it
+                continue
+            why = check and (f"{len(fields)} fields, the header has {len(header)}" if len(fields) != len(header)
+                             else next(filter(None, map(number_problem, header, fields)), None))
+            if why:
+                raise ResultsError(f"{shown}, line {reader.line_num}: {why}")
+            row = Row(zip(header, fields))
+            row.path = shown
+            rows.append(row)
+    except csv.Error as err:
+        raise ResultsError(f"{shown}, line {reader.line_num}: not CSV ({err})") from None
     for r in rows:
         if "dist" in KEY and not r.get("dist") and "program" in r:
             r["dist"] = "uniform"
@@ -553,10 +634,13 @@ def read_results(path):
 
 def merge_results(path, new_rows, columns=RESULT_COLUMNS, key=KEY):
     """Write new_rows into the CSV at path, replacing earlier rows with the same key
-    (program, n, device); other rows stay. Sorted by program, then n."""
+    (program, n, device); other rows stay. Sorted by program, then n. The conditions' columns
+    (CONDITION_COLUMNS) that a chapter's rows carry beyond its columns are kept, after them; the
+    rows recorded before them get them empty."""
     keyof = lambda r: tuple(str(r.get(k) or KEY_DEFAULTS.get(k, "")) for k in key)
     replaced = {keyof(r) for r in new_rows}
-    rows = [r for r in read_results(path) if keyof(r) not in replaced] + list(new_rows)
+    rows = [r for r in read_results(path, check=False) if keyof(r) not in replaced] + list(new_rows)
+    columns = list(columns) + [c for c in CONDITION_COLUMNS if c not in columns and any(c in r for r in rows)]
     # Numbers numerically, before words: a build variant's column mixes counts and "" (the step as built).
     rows.sort(key=lambda r: tuple((0, int(v), "") if v.isdigit() else (1, 0, v) for v in keyof(r)))
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -606,9 +690,14 @@ def result_row(cmd, fields, date=None):
 def record(path, rows, columns=RESULT_COLUMNS, key=KEY):
     """Merge rows into the results CSV at path (merge_results; no rows: the file stays as it
     is), and return the line that says where they went, for the script to print after its
-    table."""
+    table. A file there that cannot be read (not UTF-8 CSV) is left as it is: one line says so,
+    exit 2."""
     if rows:
-        merge_results(path, rows, columns, key)
+        try:
+            merge_results(path, rows, columns, key)
+        except ResultsError as err:
+            print(f"rows not recorded: {err}: move it away and measure again", file=sys.stderr)
+            raise SystemExit(EXIT_USAGE)
     return f"rows recorded in {os.path.relpath(path, ROOT)}"
 
 
@@ -624,9 +713,43 @@ def text_table(head, body, left=(0,)):
     return "\n".join([line(head), line(["-" * w for w in widths])] + [line(b) for b in body])
 
 
+def numbers_as_ranges(numbers):
+    """["01", "02", "03", "05"] -> "01-03, 05"."""
+    runs = []
+    for text in numbers:
+        if runs and int(text) == int(runs[-1][-1]) + 1:
+            runs[-1].append(text)
+        else:
+            runs.append([text])
+    return ", ".join(r[0] if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def build_archs():
+    """The programs built here grouped by the architectures their build carries, as each says
+    (--describe's archs): ["steps 01-12, cublas: sm_75 ... compute_120", "steps 13-20: sm_90a"]."""
+    groups = {}
+    for binary in step_binaries() + REFERENCE_BINARIES:
+        if not os.path.exists(os.path.join(ROOT, binary)):
+            continue
+        try:
+            archs = describe(binary)[0].get("archs") or "no archs said"
+        except OSError:
+            archs = "its --describe fails"
+        groups.setdefault(archs, []).append(os.path.basename(binary))
+    lines = []
+    for archs, names in groups.items():
+        steps = [n[4:] for n in names if re.fullmatch(r"step\d\d", n)]
+        who = ([("step " if len(steps) == 1 else "steps ") + numbers_as_ranges(steps)] if steps else []) + \
+            [n for n in names if n[4:] not in steps]
+        lines.append(f"{', '.join(who)}: {archs}")
+    return lines
+
+
 def main(argv):
     """scripts/ladder.py caps: SMEM_CAPS's byte values, one per line, so that the Perl tests
     (tests/03-gpu.t) run under the same caps as make reproduce.
+    scripts/ladder.py archs: which programs built here carry which architectures, one line per
+    set, as the programs say (make gpu-info).
     scripts/ladder.py record: describe every program built here and record the descriptions
     in results/programs.csv (make plots does, so that a new step is charted by its own words).
     scripts/ladder.py before [--version] NAME: the source before NAME's and NAME's own, on the
@@ -636,6 +759,9 @@ def main(argv):
         return 0
     if argv == ["caps"]:
         print("\n".join(str(limit) for limit in SMEM_CAPS))
+        return 0
+    if argv == ["archs"]:
+        print("\n".join(build_archs()))
         return 0
     if argv == ["record"]:
         found = discover(built_only=True)
@@ -659,7 +785,7 @@ def main(argv):
             return EXIT_USAGE
         print(*pair)
         return 0
-    print("usage: scripts/ladder.py caps|record|before [--version] NAME", file=sys.stderr)
+    print("usage: scripts/ladder.py caps|archs|record|before [--version] NAME", file=sys.stderr)
     return EXIT_USAGE
 
 

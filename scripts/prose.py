@@ -455,36 +455,58 @@ def lint(text, where, exempt):
 
 
 # Words about how the work was organised, which a lesson page never needs: a student reads
-# about GPUs and numbers. (pattern, what to write instead)
-PROCESS_WORDS = [
+# about GPUs and numbers. (pattern, what to write instead); spaces as \s+, for a phrase that a line
+# break splits.
+NOTEBOOK_WORDS = [
     (r"\bruns? \d+(?:\s*(?:,|and|to|-|–|\.\.\.|…)\s*\d+)*\b(?! ?(?:times|x|ms|%|GB|MB|KB|bytes|launches|rounds))",
      "a development run's number: give the measurement and its log, not the run"),
     (r"\bdrafts?\b", "a draft: say what the code does now; its history goes to results/"),
-    (r"\bdevice tool\b", "the tool that lent the GPU: name the GPU"),
-    (r"\bdevelopment machine\b", "name the machine (its CPU, its GPU)"),
-    (r"\bwe had\b", "say what is, not what we had"),
-    (r"\bgoals? (?:this|the) step was built for\b", "give the measurement and the ceiling it is held against"),
-    (r"\bsessions?\b", "a working session: say what was measured, when and where"),
-    (r"\bissue #?\d+", "an issue of the tracker: a page speaks about GPUs and numbers"),
+    (r"\bdevelopment\s+machine\b", "name the machine (its CPU, its GPU)"),
+    (r"\bwe\s+had\b", "say what is, not what we had"),
+    (r"\bgoals?\s+(?:this|the)\s+step\s+was\s+built\s+for\b",
+     "give the measurement and the ceiling it is held against"),
+    (r"\bissue\s+#?\d+", "an issue of the tracker: a page speaks about GPUs and numbers"),
+    (r"\b(?:development|dev)\s+runs?\b", "a development run: say what was measured where, and link its log"),
 ]
+# Words about the machinery that lent the GPUs and ran the work ("in the same call", a machine
+# "lent", "in one sitting"): no page says them, not even results/'s development logs, whose
+# subject is how the work went (tests/prose_test.py reads those with this list).
+MACHINERY_WORDS = [
+    (r"\b(?:in|inside|within|during|from|over|across)\s+(?:one|the\s+same|another|a\s+single|that|this|each|a|"
+     r"the\s+first|the\s+second|the\s+last)\s+(?:device\s+)?calls?\b(?!\s+(?:to|of)\b)",
+     "a call of the tool that lent the GPU: write 'in the same run'"),
+    (r"\bdevice\s+calls?\b", "a device call: name the run and its log"),
+    (r"\b(?:first|second|third|fourth|last)\s+call:", "a call of the tool that lent the GPU: 'First run:'"),
+    (r"\bcall'?s\s+limit\b", "a call's limit: say what the run measured"),
+    (r"\blent\b", "a machine lent: name the machine"),
+    (r"\bsittings?\b", "a sitting: say which run, when and where"),
+    (r"\bsessions?\b", "a working session: say what was measured, when and where"),
+    (r"\bdevice\s+tool\b", "the tool that lent the GPU: name the GPU"),
+]
+PROCESS_WORDS = NOTEBOOK_WORDS + MACHINERY_WORDS
 
 
 # Section titles of a lab notebook: what was tried, in which order, and how it was checked.
 PROCESS_HEADINGS = re.compile(r"^#+\s.*\b(How it got there|Checked|Development|Dev runs)\b", re.I | re.M)
 
 
+def words_problems(text, where, patterns):
+    """The patterns in a page's prose (code, comments, headings and generated tables left out),
+    across line breaks, each with its line: 'where:line: 'words': what to write instead'."""
+    kept = [""] * (text.count("\n") + 1)
+    for i, line in prose_lines(text):
+        kept[i - 1] = line
+    joined = "\n".join(kept)
+    return [f"{where}:{joined.count(chr(10), 0, m.start()) + 1}: '{' '.join(m.group(0).split())}': {instead}"
+            for pattern, instead in patterns for m in re.finditer(pattern, joined, re.I)]
+
+
 def process_problems(text, where):
     """Process words in a page's prose (code, comments and generated tables left out), and
     sections titled as a lab notebook's."""
-    problems = [f"{where}:{text.count(chr(10), 0, m.start()) + 1}: a section titled '{m.group(1)}': a lesson "
-                "teaches what is; how it was developed goes to results/, with a one-line link"
-                for m in PROCESS_HEADINGS.finditer(text)]
-    for i, line in prose_lines(text):
-        for pattern, instead in PROCESS_WORDS:
-            m = re.search(pattern, line, re.I)
-            if m:
-                problems.append(f"{where}:{i}: '{m.group(0)}': {instead}")
-    return problems
+    return [f"{where}:{text.count(chr(10), 0, m.start()) + 1}: a section titled '{m.group(1)}': a lesson "
+            "teaches what is; how it was developed goes to results/, with a one-line link"
+            for m in PROCESS_HEADINGS.finditer(text)] + words_problems(text, where, PROCESS_WORDS)
 
 
 WORD_LIMIT = 3000  # rendered words in a lesson page: a step's README or a chapter's
@@ -600,16 +622,14 @@ def page_problems(text, path, root, anchors, terms):
     return problems
 
 
-TOP_LINES, TOP_OPENING_WORDS, TOP_START_HERE_LINE = 350, 80, 30
+TOP_OPENING_WORDS, TOP_START_HERE_LINE = 80, 30
 
 
 def top_readme_problems(text):
-    """The top README is an entry point: a short opening, a table of contents, "Start here"
-    near the top, and a length a reader can take in."""
+    """The top README is an entry point: a short opening, a table of contents and "Start here"
+    near the top (its length, at most page_lists.TOP_README_LINES, page_lists.problems checks)."""
     problems = []
     lines = text.split("\n")
-    if len(lines) > TOP_LINES:
-        problems.append(f"README.md: {len(lines)} lines, over the entry point's {TOP_LINES}")
     start = next((i for i, l in enumerate(lines, 1) if re.match(r"#+\s+Start here", l)), None)
     if start is None or start > TOP_START_HERE_LINE:
         problems.append(f"README.md: 'Start here' must be a heading within the first {TOP_START_HERE_LINE} lines")

@@ -40,8 +40,9 @@ its own commands, the sweeps the steps declare for it (experiments.json's "sweep
   test            make test and make sanitize (sanitize needs compute-sanitizer)
   plots           the charts and the README tables, from results/
 
-Usage: scripts/reproduce.py [--only "PART ..."] [--skip "PART ..."] [--dry-run]
-(--dry-run: the plan and each part's commands, and stop; it needs no GPU, and marks the parts that do)
+Usage: scripts/reproduce.py [--only "PART ..."] [--skip "PART ..."] [--dry-run] [--check]
+(--dry-run: the plan and each part's commands, and stop; it needs no GPU, and marks the parts that do;
+--check: the parts and the results folder checked, nothing else)
 """
 import datetime
 import os
@@ -230,7 +231,12 @@ def estimate(part, device, fields, timings):
 
 
 def minutes(seconds):
-    return "unknown" if seconds is None else f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def took(seconds):
+    """A part's line's estimate: about so long, or that it has never been timed."""
+    return "never timed" if seconds is None else f"about {minutes(seconds)}"
 
 
 def run_logged(cmd, env, log, echo):
@@ -254,7 +260,10 @@ def main(argv):
     ap.add_argument("--only", default="", help="run only these parts (space-separated)")
     ap.add_argument("--skip", default="", help="leave these parts out")
     ap.add_argument("--dry-run", action="store_true", help="print the plan, each part's commands, and stop (no GPU "
-                    "needed: the parts that need one are marked)")
+                    "needed: the parts that need one are marked; nothing built needed: the programs as "
+                    "results/programs.csv records them where they are not)")
+    ap.add_argument("--check", action="store_true", help="check the parts named and the results folder, and stop "
+                    "(make reproduce does, before it builds anything)")
     a = ap.parse_args(argv)
     only, skip = a.only.split(), a.skip.split()
     for name in only + skip:
@@ -264,7 +273,13 @@ def main(argv):
     if not parts:
         ap.error(f"--only \"{a.only}\" and --skip \"{a.skip}\" leave no part to run")
     results = ladder.measurements_dir()  # checked before anything is measured
-    ladder.discover()  # the programs built here, each described by itself
+    if a.check:
+        return 0
+    # The programs built here, each described by itself; for the plan alone, before make has built
+    # them, the descriptions recorded in results/programs.csv stand in.
+    needed = ladder.step_binaries() + [b for b in ladder.REFERENCE_BINARIES if b not in ladder.OPTIONAL_BINARIES]
+    if not a.dry_run or all(os.path.exists(os.path.join(ladder.ROOT, b)) for b in needed):
+        ladder.discover()
 
     device, fields = ladder.gpu_info()
     if device is None and any(p in GPU_PARTS for p in parts) and not a.dry_run:
@@ -277,29 +292,36 @@ def main(argv):
         return 2
     have_ncu, have_sanitizer = shutil.which("ncu") is not None, shutil.which("compute-sanitizer") is not None
     slug = ladder.slug(device) if device else "no-gpu"
-    # What each part took before: the recorded runs' timings, then those of the runs made here.
-    timings = read_timings(ladder.REFERENCE_RESULTS) + (
-        read_timings(results) if os.path.abspath(results) != os.path.abspath(ladder.REFERENCE_RESULTS) else [])
     fields = fields if device else None
-
     plan = [(p, part_commands(p, device, fields, have_ncu, have_sanitizer)) for p in parts]
+    # What each part took before: the recorded runs' timings, then those of the runs made here (a
+    # file of them that cannot be read is named in one line); a part skipped here takes no time.
+    try:
+        timings = read_timings(ladder.REFERENCE_RESULTS) + (
+            read_timings(results) if os.path.abspath(results) != os.path.abspath(ladder.REFERENCE_RESULTS) else [])
+        estimates = {part: estimate(part, device, fields, timings) if cmds else None for part, cmds in plan}
+    except ladder.ResultsError as err:
+        print(f"reproduce.py: {err}", file=sys.stderr)
+        return ladder.EXIT_USAGE
     missing = {p: [t for t in tools_of(cmds) if shutil.which(t) is None] for p, cmds in plan}
-    total = 0.0
-    print(f"make reproduce on {device or 'this machine (no GPU)'}: {len(parts)} parts")
+    total, untimed = 0.0, []
+    print(f"make reproduce on {device or 'this machine (no GPU)'}: {len(parts)} part{'s' if len(parts) != 1 else ''}")
     for i, (part, cmds) in enumerate(plan, 1):
-        est = estimate(part, device, fields, timings)
+        est = estimates[part]
         total += est or 0
+        if cmds and est is None:
+            untimed.append(part)
         notes = ([] if cmds else [f"skipped: {empty_reason(part, have_ncu)}"]) + \
             (["needs a GPU"] if device is None and part in GPU_PARTS else []) + \
             [f"{t} not found" for t in missing[part]]
-        print(f"  [{i:2d}] {part:15s} {len(cmds):2d} commands, about {minutes(est)}"
+        print(f"  [{i:2d}] {part:15s} {len(cmds):2d} {'command' if len(cmds) == 1 else 'commands'}"
+              + (f", {took(est)}" if cmds else "")
               + (f" ({'; '.join(notes)})" if notes else ""))
         if a.dry_run:
             print("".join(f"         $ {shlex.join(cmd)}" + (f"   [{' '.join(f'{k}={v}' for k, v in env.items())}]"
                                                           if env else "") + "\n" for cmd, env, _ in cmds), end="")
-    print(f"  in all about {minutes(total)}" + (" (parts never measured before are not counted)"
-                                               if any(estimate(p, device, fields, timings) is None for p in parts)
-                                               else ""), flush=True)
+    print(f"  in all about {minutes(total)}" + (f", not counting {' and '.join(untimed)} (never timed)"
+                                               if untimed else ""), flush=True)
     if a.dry_run:
         return 0
     for part, tools in missing.items():  # every tool the plan runs, before any part runs

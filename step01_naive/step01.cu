@@ -56,7 +56,8 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
     CUDA_CHECK(cudaMemcpy2D(bc, row_bytes, b, sizeof(float) * ldb, row_bytes, n, cudaMemcpyHostToDevice));
     run->h2d_ms = phase_lap(&clock);
 
-    const struct step_run step_run = {.mats = {ac, (size_t)n, bc, (size_t)n, cc, (size_t)n, n}};
+    const struct step_run step_run = {.mats = {ac, (size_t)n, bc, (size_t)n, cc, (size_t)n, n},
+                                      .sm_clock = run->sm_clock};
     launch(&step_run);
     CUDA_CHECK_LAUNCH();
     run->kernel_ms = phase_lap(&clock);

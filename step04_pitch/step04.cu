@@ -79,7 +79,7 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
     run->h2d_ms = phase_lap(&clock);
 
     const struct step_run step_run = {.mats = {ac, pitch_a / sizeof(float), bc, pitch_b / sizeof(float),
-                                               cc, pitch_c / sizeof(float), n}};
+                                               cc, pitch_c / sizeof(float), n}, .sm_clock = run->sm_clock};
     if (row_smem_bytes(n) > 48 * 1024) /* past the default 48 KB a kernel must opt in */
         CUDA_CHECK(cudaFuncSetAttribute(matmult_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)row_smem_bytes(n)));

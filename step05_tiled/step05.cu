@@ -85,7 +85,7 @@ void matmult_gpu(const float *a, int lda, const float *b, int ldb, float *c, int
     run->h2d_ms = phase_lap(&clock);
 
     const struct step_run step_run = {.mats = {ac, pitch_a / sizeof(float), bc, pitch_b / sizeof(float),
-                                               cc, pitch_c / sizeof(float), n}};
+                                               cc, pitch_c / sizeof(float), n}, .sm_clock = run->sm_clock};
     launch(&step_run);
     CUDA_CHECK_LAUNCH();
     run->kernel_ms = phase_lap(&clock);

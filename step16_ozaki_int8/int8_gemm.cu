@@ -4,10 +4,12 @@
  * element by element against the CPU's integer sums (sampled rows), and timed with CUDA events
  * (warm-up, then the median of --reps launches). Exit codes as every program's. */
 #include "args.h"
+#include "conditions.h"
 #include "cublas_check.h"
 #include "gpu.h"
 
 #include <cublas_v2.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,9 +106,14 @@ int main(int argc, char **argv)
             usage_error(PROGRAM, "bad --sizes '%s': more than %d sizes", size_text, MAX_SIZES);
         if (problem == NUMBER_TOO_LARGE)
             usage_error(PROGRAM, "bad --sizes '%s': %s is too large, the largest accepted is %d", size_text, w, MAX_N);
-        if (problem != NUMBER_OK || n % 4)
-            usage_error(PROGRAM, "bad --sizes '%s': %s is not a multiple of 4 from 4 to %d (cuBLAS's INT8 GEMM reads "
-                                 "rows of 4 bytes)", size_text, w, MAX_N);
+        /* Said apart: a word that is no number, a number below 4, one that is not a multiple of 4. */
+        if (problem != NUMBER_OK && check_long(w, LONG_MIN, LONG_MAX, &n) != NUMBER_OK)
+            usage_error(PROGRAM, "bad --sizes '%s': %s is not a number", size_text, w);
+        if (problem != NUMBER_OK)
+            usage_error(PROGRAM, "bad --sizes '%s': %s is too small: a size must be at least 4", size_text, w);
+        if (n % 4)
+            usage_error(PROGRAM, "bad --sizes '%s': %s is not a multiple of 4 (cuBLAS's INT8 GEMM reads rows of 4 "
+                                 "bytes)", size_text, w);
         sizes[n_sizes++] = (int)n;
     }
     if (!n_sizes)
@@ -135,8 +142,14 @@ int main(int argc, char **argv)
     char date[32];
     const time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%MZ", gmtime(&now));
+    /* The rows' conditions (common/conditions.h): NVML for a CSV row; without it, those columns empty. */
+    struct nvml nvml = {0};
     if (csv)
-        printf("date,command,program,n,device,kernel_ms,tops,reps,rows_checked,status\n");
+        nvml_open(&nvml, NVML_LIBRARY);
+    void *nvml_gpu = nvml_device(&nvml, dev.uuid);
+    if (csv)
+        printf("date,command,program,n,device,kernel_ms,tops,reps,rows_checked,status,device_uuid,"
+               CONDITIONS_CSV_HEADER "\n");
     int failed = 0;
     for (int s = 0; s < n_sizes; s++) {
         const int n = sizes[s];
@@ -155,7 +168,8 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemset(dc, 0xff, 4 * bytes)); /* poison: an unwritten element shows */
         struct int8_operands op = {.handle = handle, .a = da, .bt = db, .c = dc};
-        struct step_run run = {.mats = {.n = n}, .state = &op};
+        struct sm_clock clock = {.nvml = &nvml, .device = nvml_gpu};
+        struct step_run run = {.mats = {.n = n}, .state = &op, .sm_clock = &clock};
         const double median = time_kernel(gemm_int8, &run, reps); /* a warm-up, then the median */
         CUDA_CHECK(cudaMemcpy(c, dc, 4 * bytes, cudaMemcpyDeviceToHost));
         /* Exact: |sum| <= n 128^2 < 2^31 for n <= 32768. Rows spread over the matrix, every column. */
@@ -172,17 +186,23 @@ int main(int argc, char **argv)
         }
         const double tops = 2.0 * n * (double)n * n / (median * 1e-3) / 1e12;
         failed |= wrong != 0;
-        if (csv)
-            printf("%s,%s --sizes %d --reps %d --csv,cublas_int8,%d,%s,%.6f,%.1f,%d,%d,%s\n", date, argv[0], n,
-                   reps, n, dev.name, median, tops, reps, rows, wrong ? "FAIL" : "pass");
-        else
+        if (csv) {
+            struct run_conditions conditions;
+            char conditions_fields[512];
+            conditions_read(&conditions, &nvml, &nvml_gpu, &clock, 1, dev.runtime_version);
+            conditions_csv(&conditions, conditions_fields, sizeof conditions_fields);
+            printf("%s,%s --sizes %d --reps %d --csv,cublas_int8,%d,%s,%.6f,%.1f,%d,%d,%s,%s,%s\n", date, argv[0], n,
+                   reps, n, dev.name, median, tops, reps, rows, wrong ? "FAIL" : "pass", dev.uuid, conditions_fields);
+        } else {
             printf("%s: cuBLAS INT8 GEMM, n = %d: %.3f ms, %.0f TOPS; %d rows checked exactly: %s\n", dev.name, n,
                    median, tops, rows, wrong ? "WRONG" : "exact");
+        }
         free(a), free(b), free(c);
         CUDA_CHECK(cudaFree(da));
         CUDA_CHECK(cudaFree(db));
         CUDA_CHECK(cudaFree(dc));
     }
     CUBLAS_CHECK(cublasDestroy(handle));
+    nvml_close(&nvml);
     return failed ? EXIT_INACCURATE : EXIT_PASS;
 }

@@ -8,6 +8,14 @@ use Test::More;
 plan skip_all => "python3 is not installed" if system('python3 -c "" 2>/dev/null') != 0;
 my $out = `python3 scripts/readme_tables.py --check 2>&1`;
 is($?, 0, "README tables match results/") or diag($out);
+# The line under a table that names the card and its conditions (readme_tables.py's conditions()), on
+# made-up rows: its own TAP lines, each one of this file's.
+my $conditions = `python3 tests/readme_tables_test.py 2>&1`;
+my $code = $?;
+for (split /\n/, $conditions) {
+    if (/^(not )?ok \d+ - (.*)$/) { ok(!$1, "conditions(): $2") } elsif (/^#/) { diag($_) }
+}
+is($code, 0, "tests/readme_tables_test.py ran to its end") or diag($conditions);
 ok(-s "results/article_8800gt.csv", "the article's 8800GT figures are recorded");
 # The files the steps' sweeps record whose rows come from build variants: sweep name -> the
 # variants' column (their experiments.json), which follows the programs' columns.

@@ -16,14 +16,17 @@
 #   absent), with no arguments, where its source runs one of them or draws; then each script that
 #   needs a tool must name it and how to get it.
 # Every run sees no GPU (CUDA_VISIBLE_DEVICES='') and writes into a fresh folder
-# (MATMUL_RESULTS), so that nothing is measured or recorded on any machine. Then what the
-# scripts check before they run, on stand-ins (tests/script_checks_test.py).
+# (MATMUL_RESULTS), so that nothing is measured or recorded on any machine. Then the bad files a
+# new user met (plots/charts.py on a results CSV that is not UTF-8, holds n = "x" or lacks its
+# device column, and on a folder of none), the programs' own bad input of that first hour
+# (multigpu --trace, a --load path of 5,000 characters, int8_gemm --sizes, multigpu --help's
+# families), and what the scripts check before they run, on stand-ins (tests/script_checks_test.py).
 use strict;
 use warnings;
 use Test::More;
 use File::Temp qw(tempdir);
 require './tests/lib.pl';
-our %EXIT;
+our (%EXIT, @STEPS);
 
 my $tmp = tempdir(CLEANUP => 1);
 my $file = "$tmp/a-file";
@@ -137,6 +140,65 @@ for my $i (0 .. $#tools) {
     ok($code == $EXIT{usage} && one_line($err) && $err =~ $tools[$i][1],
        "@{ $tools[$i][0] } with the tools missing: exit 2, one line naming the tool and how to get it")
         or diag("exit $code: $err");
+}
+
+# The charts on bad results files, each alone in a folder: one line naming the file (and the line),
+# exit 2, before anything is drawn (so no matplotlib is needed to say it); and on a folder of none.
+my $columns = "date,command,program,n,device,kernel_ms,gflops,status,dist\n";
+my $good = "2026-01-01T00:00Z,fixture,step01,1000,Fixture GPU,1.0,2000,pass,uniform\n";
+for my $case (['not UTF-8', $columns . ($good =~ s/Fixture/Fix\xffture/r), qr/, line 2: not UTF-8 text/],
+              ['n = "x"', $columns . ($good =~ s/,1000,/,x,/r), qr/, line 2: n is 'x', not a number/],
+              ['no device column', ($columns =~ s/device,//r) . ($good =~ s/Fixture GPU,//r), qr/has no column 'device'/],
+              ['a row short of the header', $columns . ($good =~ s/,uniform//r), qr/, line 2: 8 fields, the header has 9/]) {
+    my ($what, $bytes, $re) = @$case;
+    my $dir = "$tmp/bad-" . ($what =~ s/\W+/-/gr);
+    mkdir $dir or die "$dir: $!";
+    open my $csv, '>:raw', "$dir/fixture-gpu.csv" or die $!;
+    print $csv $bytes;
+    close $csv;
+    my ($code, $out, $err) = run(@quiet, 'python3', 'plots/charts.py', '--results', $dir, '--out', "$tmp/plots");
+    refused("plots/charts.py on a results file with $what", $code, $out, $err, qr/^charts\.py: \Q$dir\E\/fixture-gpu\.csv.*$re/);
+}
+mkdir "$tmp/no-results" or die $!;
+refused('plots/charts.py --results on a folder with no results',
+        run(@quiet, 'python3', 'plots/charts.py', '--results', "$tmp/no-results", '--out', "$tmp/plots"),
+        qr/^charts\.py: no results in \Q$tmp\E\/no-results \(no \.csv file\)/);
+
+# The programs' own bad input, as a new user met it without a GPU.
+SKIP: {
+    skip('multigpu/multigpu is not built (NCCL not found)', 5) unless -x 'multigpu/multigpu';
+    my ($code, $out, $err) = run(@quiet, 'multigpu/multigpu', '-n', '64', '--trace', "$tmp/trace.csv");
+    ok($code == $EXIT{no_gpu} && !-e "$tmp/trace.csv", 'multigpu --trace FILE without a GPU: exit 3, and no empty FILE left')
+        or diag("exit $code: $err");
+    refused('multigpu --trace in a folder that does not exist',
+            run(@quiet, 'multigpu/multigpu', '--trace', "$tmp/none/trace.csv"),
+            qr/--trace '\Q$tmp\E\/none\/trace\.csv': no folder /);
+    refused('multigpu --trace naming a folder', run(@quiet, 'multigpu/multigpu', '--trace', $tmp), qr/: it is a folder/);
+    # --help names the families --dist takes (those its refusal lists), rather than pointing elsewhere.
+    (undef, undef, $err) = run(@quiet, 'multigpu/multigpu', '--dist', 'bogus');
+    my ($families) = $err =~ /expected (.*) \(try --help\)/;
+    my @families = split /, | or /, $families // '';
+    ($code, $out) = run('multigpu/multigpu', '--help');
+    my ($dist_help) = $out =~ /^(  --dist D .*?)\n  --(?!dist)/ms;
+    ok(@families >= 7 && defined $dist_help && !grep({ $dist_help !~ /\b$_\b/ } @families) && $dist_help !~ /make help/,
+       "multigpu --help names every family --dist takes (@families)") or diag($dist_help // $out);
+    ok($code == 0, 'multigpu --help: exit 0');
+}
+# A --load path of 5,000 characters: the message keeps its reason (the path shortened in it).
+my $long = "$tmp/" . ('d' x 5000);
+for my $program (grep { -x } $STEPS[0], 'cpu/cpu_gemm') {
+    refused("$program --load with a path of 5,000 characters", run(@quiet, $program, '--load', $long),
+            qr/^\S+: cannot load '[^']{20,200}': the path is \d+ characters, longer than a path may be \(\d+\)/);
+}
+# int8_gemm --sizes: a word, a negative number and a number not a multiple of 4 are told apart.
+my ($int8) = grep { -x } glob('obj/step[0-9][0-9]_*/int8_gemm');
+SKIP: {
+    skip('no int8_gemm built', 3) unless $int8;
+    for my $case (['abc', qr/abc is not a number/], ['-4', qr/-4 is too small: a size must be at least 4/],
+                  ['6', qr/6 is not a multiple of 4 \(/]) {
+        my ($sizes, $re) = @$case;
+        refused("$int8 --sizes $sizes", run(@quiet, $int8, '--sizes', $sizes), $re);
+    }
 }
 
 # What the scripts check before they run, on stand-ins.

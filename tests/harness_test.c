@@ -1,7 +1,9 @@
 /* Unit tests of common/: generator, reference, comparison, .npy, parsing, timing.
  * TAP output, run by prove through tests/01-harness.t. No GPU needed. */
+#define _GNU_SOURCE /* setenv: the stand-in NVML told to fail */
 #include "tap.h"
 #include "args.h"
+#include "conditions.h"
 #include "matrix.h"
 #ifdef _OPENMP
 #include <omp.h>
@@ -734,6 +736,83 @@ static void test_npy64(void)
     remove(path);
 }
 
+/* A row's conditions (common/conditions.c): without NVML (this machine's driver, if any, is not
+ * asked: a library that does not exist stands for it) every NVML column is empty and nothing
+ * fails; with the stand-in tests/fake_libnvidia_ml.c (tests/01-harness.t builds it and names it in
+ * HARNESS_FAKE_NVML) each column holds what the library says, the clock the mean of its readings. */
+static void test_conditions(void)
+{
+    static const char *const names[] = {"sm_clock_mhz", "power_limit_w", "driver_version", "cuda_runtime_version",
+                                        "cublas_version"};
+    char header[] = CONDITIONS_CSV_HEADER, *word = strtok(header, ",");
+    int at = 0, in_order = 1;
+    for (; word; word = strtok(NULL, ","), at++)
+        in_order &= at < 5 && strcmp(word, names[at]) == 0;
+    ok(in_order && at == 5, "conditions: the CSV header's columns, in order: %s", CONDITIONS_CSV_HEADER);
+
+    struct nvml nvml;
+    char csv[512];
+    ok(nvml_open(&nvml, "obj/test/no-such-libnvidia-ml.so.1") != 0 && !nvml.library,
+       "conditions: a missing NVML is no error: nvml_open says so and leaves nvml empty");
+    void *device = nvml_device(&nvml, "GPU-00000000-1111-2222-3333-444444444444");
+    struct sm_clock clock = {.nvml = &nvml, .device = device};
+    for (int i = 0; i < 3; i++)
+        sm_clock_read(&clock);
+    struct run_conditions c;
+    conditions_read(&c, &nvml, &device, &clock, 1, 13000);
+    conditions_csv(&c, csv, sizeof csv);
+    ok(!device && clock.readings == 0 && strcmp(csv, ",,,13.0,") == 0,
+       "conditions: without NVML the clock, power limit and driver are empty, the runtime's version is there, "
+       "and cuBLAS's is empty in a program that does not link it: '%s'", csv);
+    conditions_read(&c, &nvml, &device, &clock, 1, 0);
+    conditions_csv(&c, csv, sizeof csv);
+    ok(strcmp(csv, ",,,,") == 0, "conditions: and the runtime's too where it is unknown: '%s'", csv);
+    nvml_close(&nvml);
+
+    const struct sm_clock two[2] = {{.sum_mhz = 3000.0, .readings = 2}, {.sum_mhz = 1800.0, .readings = 1}};
+    ok(sm_clock_mean_mhz(two, 2) == 1600.0 && sm_clock_mean_mhz(two, 0) == 0.0,
+       "conditions: the clock is the mean of every reading of every GPU (%g MHz), 0 with none",
+       sm_clock_mean_mhz(two, 2));
+
+    const char *fake = getenv("HARNESS_FAKE_NVML");
+    if (!fake || !*fake) {
+        ok(1, "conditions: with NVML # SKIP no stand-in NVML built (tests/01-harness.t builds it with cc)");
+        return;
+    }
+    ok(nvml_open(&nvml, fake) == 0 && nvml.library, "conditions: the stand-in NVML %s is loaded", fake);
+    void *cards[2] = {nvml_device(&nvml, "GPU-00000000-1111-2222-3333-444444444444"),
+                      nvml_device(&nvml, "GPU-55555555-6666-7777-8888-999999999999")};
+    ok(cards[0] && cards[1] && cards[0] != cards[1] && !nvml_device(&nvml, "GPU-ffffffff-0000-0000-0000-000000000000"),
+       "conditions: each GPU is found by its UUID, an unknown one not");
+    struct sm_clock clocks[2] = {{.nvml = &nvml, .device = cards[0]}, {.nvml = &nvml, .device = cards[1]}};
+    for (int i = 0; i < 3; i++)
+        sm_clock_read(&clocks[0]);
+    conditions_read(&c, &nvml, cards, clocks, 1, 13000);
+    conditions_csv(&c, csv, sizeof csv);
+    ok(clocks[0].readings == 3 && strcmp(csv, "1755,700,999.12.34,13.0,") == 0,
+       "conditions: with NVML, one reading per call, the clock's mean in MHz, the power limit in W, the driver's "
+       "version: '%s'", csv);
+    sm_clock_read(&clocks[1]);
+    conditions_read(&c, &nvml, cards, clocks, 2, 13000);
+    conditions_csv(&c, csv, sizeof csv);
+    ok(strcmp(csv, "1669,700 650,999.12.34,13.0,") == 0,
+       "conditions: over two GPUs, the mean of all four readings and each GPU's power limit where they differ: '%s'",
+       csv);
+    void *lost[1] = {NULL};
+    struct sm_clock none = {.nvml = &nvml, .device = NULL};
+    sm_clock_read(&none);
+    conditions_read(&c, &nvml, lost, &none, 1, 13000);
+    conditions_csv(&c, csv, sizeof csv);
+    ok(none.readings == 0 && strcmp(csv, ",,999.12.34,13.0,") == 0,
+       "conditions: a GPU NVML cannot find has no clock and no power limit; the driver is still known: '%s'", csv);
+    nvml_close(&nvml);
+    ok(!nvml.library, "conditions: nvml_close leaves nvml empty");
+
+    setenv("FAKE_NVML_INIT_FAILS", "1", 1);
+    ok(nvml_open(&nvml, fake) != 0 && !nvml.library, "conditions: an NVML that fails to start is as good as none");
+    unsetenv("FAKE_NVML_INIT_FAILS");
+}
+
 int main(void)
 {
     test_matgen();
@@ -754,5 +833,6 @@ int main(void)
     test_reference64();
     test_check64();
     test_npy64();
+    test_conditions();
     return done_testing();
 }

@@ -1,13 +1,21 @@
 """The chart scripts on a small fixture (made up here, labelled as such, never a
 measurement): every chart is written, as a non-empty PNG and an SVG, both from rows with
 the tensor-core chapter's columns (both input distributions, componentwise errors,
-precision classes) and from rows recorded before them. TAP output."""
+precision classes) and from rows recorded before them. Then a property: every kind of results file
+recorded (each alone in a folder), made bad three ways (bytes that are not UTF-8, a word in its
+first number column, its device, n or program column gone), never ends plots/charts.py and the
+chart modules it calls in a traceback: it is drawn, or refused in one line naming the file. TAP
+output."""
+import contextlib
 import csv
+import glob
+import io
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -56,7 +64,7 @@ with tempfile.TemporaryDirectory() as tmp:
             for i, prog in enumerate(ladder.LADDER):
                 k = n ** 3 / 1e9 / (1 + i)
                 comp = (5e-5 if prog in TF32 else 1e-6 if i else 4e-6) * (2 if dist == "wide" else 1)
-                r = {c: "0.1" for c in ladder.PROGRAM_COLUMNS}
+                r = {c: "1" if c in ladder.WHOLE_COLUMNS else "0.1" for c in ladder.PROGRAM_COLUMNS}
                 r.update(program=prog, n=str(n), device=DEVICE, kernel_ms=f"{k:.6f}",
                          gflops=f"{2 * n**3 / k / 1e6:.2f}", total_ms=f"{k + 1:.6f}", kernel_e2e_ms=f"{k:.6f}",
                          max_rel_err="1e-7" if i else "2e-6", status="pass", check="full", reps="1",
@@ -145,4 +153,53 @@ with tempfile.TemporaryDirectory() as tmp:
     leaked = [f"{name}: {s}" for name in CHARTS for s in ("step 11", "step11", "step 12", "step12", "TF32", "CUTLASS")
               if s in svg_text(out3, name)]
     ok(not leaked, "programs without rows get no bar, tick or label", ", ".join(leaked))
+
+
+def spoiled(path):
+    """[(what, bytes)]: the file at path made bad: a byte that is not UTF-8 in its first row, a word
+    in its first number column, and each of its device, n and program columns left out."""
+    data = open(path, "rb").read()
+    rows = list(csv.reader(io.StringIO(data.decode(), newline="")))
+    header = rows[0]
+
+    def text(table):
+        f = io.StringIO()
+        csv.writer(f, lineterminator="\n").writerows(table)
+        return f.getvalue().encode()
+    out = [("not UTF-8", data.replace(b"\n", b"\n\xff", 1))]
+    number = next((i for i, c in enumerate(header) if ladder.number_problem(c, "x")), None)
+    if number is not None and len(rows) > 1:
+        out.append((f"{header[number]} = x", text([header, rows[1][:number] + ["x"] + rows[1][number + 1:]] + rows[2:])))
+    out += [(f"no {c} column", text([r[:header.index(c)] + r[header.index(c) + 1:] for r in rows]))
+            for c in ("device", "n", "program") if c in header]
+    return out
+
+
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import charts  # noqa: E402  (in this process: matplotlib is imported once for every case)
+raised, unclear = [], []
+kinds = sorted(glob.glob(os.path.join(ROOT, "results", "*.csv")))
+for path in kinds:
+    for what, data in spoiled(path):
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = os.path.join(tmp, "results")
+            os.makedirs(folder)
+            bad = os.path.join(folder, os.path.basename(path))
+            open(bad, "wb").write(data)
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    code = charts.main(["--results", folder, "--out", os.path.join(tmp, "plots")])
+                except SystemExit as e:
+                    code = e.code
+                except Exception as e:  # noqa: BLE001 (what would be a traceback: reported below)
+                    raised.append(f"{os.path.basename(path)}, {what}: {type(e).__name__}: {e}")
+                    continue
+            lines = err.getvalue().strip().splitlines()
+            if code != 0 and not (code == 2 and len(lines) == 1 and bad in lines[0]):
+                unclear.append(f"{os.path.basename(path)}, {what}: exit {code}: {err.getvalue().strip()[:300]}")
+ok(len(kinds) >= 10 and not raised, f"every kind of results file recorded ({len(kinds)}), made bad: no traceback",
+   "\n".join(raised))
+ok(not unclear, "... each drawn, or refused in one line naming the file, exit 2", "\n".join(unclear))
 done()

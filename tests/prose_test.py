@@ -1,7 +1,9 @@
 """The prose check (scripts/prose.py) can fail: a stale number, a false claim, an unmarked
 measured number and a bad expression are each reported; a right one is not. On the
 recorded results, no GPU needed. TAP output (tests/11-prose.t)."""
+import glob
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -68,10 +70,41 @@ ok(len(problems) == 2 and f"STEP={first[4:]}" in problems[0] and "nothing_v9" in
 notebook = ("The first draft took 1.57 ms (run 2). On the development machine we had one GPU, lent by the "
             "device tool; the goals this step was built for were not met.\n\n## How it got there\n")
 problems = prose.process_problems(notebook, "X.md")
-ok(len(problems) == 7 and "How it got there" in problems[0],
+ok(len(problems) == 8 and "How it got there" in problems[0],
    "process words and a lab notebook's section titles are reported", problems)
 ok(not prose.process_problems("The kernel runs 3 times as fast; it runs 128 x 64 tiles in 4 stages.\n", "X.md"),
    "... and 'runs' followed by a measurement is not a run's number")
+# Words about the machinery that lent the GPUs and ran the work ("in the same call", a machine
+# "lent", "in one sitting": prose.MACHINERY_WORDS) and a development run named as such: no page says
+# them, and scripts/readme_tables.py --check reports them (prose.PROCESS_WORDS). results/*.md, which
+# the pages' check does not read, is read here for the machinery's words alone (a development run
+# is a development log's subject).
+MACHINERY = prose.MACHINERY_WORDS
+DEVELOPMENT_RUNS = [w for w in prose.NOTEBOOK_WORDS if "development run:" in w[1]]
+ok(len(DEVELOPMENT_RUNS) == 1 and all(w in prose.PROCESS_WORDS for w in MACHINERY + DEVELOPMENT_RUNS),
+   "the machinery's words and the development run are the pages' process words (prose.PROCESS_WORDS)")
+machinery_problems = prose.words_problems
+notebook = ("Measured in the same call as step 17, and in a development\nrun before; the first device call "
+            "was cut at the call's limit, on a machine lent for an hour.\n\n- **First call:** one sitting.\n")
+problems = machinery_problems(notebook, "X.md", MACHINERY + DEVELOPMENT_RUNS)
+ok(len(problems) == 7 and "in the same call" in problems[0] and any("'development run'" in p for p in problems),
+   "machinery words (a device call, a machine lent, a sitting) and a development run are reported, a line "
+   "break in the phrase too", problems)
+ok(sorted(prose.process_problems(notebook, "X.md")) == sorted(problems),
+   "... by the pages' check too (scripts/readme_tables.py --check)", prose.process_problems(notebook, "X.md"))
+ok(not machinery_problems("The harness calls both; a call to cudaMemcpy in one call to cuBLAS; beta = 0 for the "
+                          "first call and 1 after; the products in as few calls as the arrivals allow.\n",
+                          "X.md", MACHINERY + DEVELOPMENT_RUNS),
+   "... and a function's calls are not")
+pages = [p for p in prose.readmes(ROOT) if os.path.relpath(p, ROOT) != os.path.join("results", "README.md")]
+found = []
+for path in pages + sorted(glob.glob(os.path.join(ROOT, "results", "*.md"))):
+    where = os.path.relpath(path, ROOT)
+    patterns = MACHINERY if where.startswith("results" + os.sep) else MACHINERY + DEVELOPMENT_RUNS
+    found += machinery_problems(open(path, encoding="utf-8").read(), where, patterns)
+ok(not found, "no page names the machinery that ran the work, nor a development run (results/*.md: the machinery)",
+   found)
+
 lesson = os.path.join(ROOT, "step99_x", "README.md")
 long_page = "word " * (prose.WORD_LIMIT + 1) + "<!-- " + "hidden " * 5000 + "-->\n| a | b |\n|---|---|\n"
 anchors = prose.glossary_anchors(ROOT)
@@ -94,6 +127,38 @@ ok(len(problems) == 2 and "no such entry" in problems[0] and "lacks" in problems
    "a link to an entry the glossary lacks, and a term listed with no entry, are reported", problems)
 ok(all(a in anchors for _, a in prose.read_terms(os.path.join(HERE, "glossary_terms.txt"))),
    "every term in tests/glossary_terms.txt has its glossary entry")
+# The wide family's binades, as the generator makes them (common/inputs.c: +-m 2^e, m in [1, 2), e in
+# lo..hi): its values lie in hi - lo + 1 binades, and a long row spans hi - lo (the glossary's Binade).
+# A page that says how many binades wide rows span, or lie in, must say that.
+def wide_problems(text, where, binades, span):
+    prose_text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", "\n".join(line for _, line in prose.prose_lines(text)))
+    problems = []
+    for pattern, want, what in ((r"\bwide\b(?:(?!\bmixed\b)[^.?!])*?\bspan(?:s|ning)?\s+(\d+)\b", span, "spans"),
+                                (r"\bwide\b(?:(?!\bmixed\b)[^.?!])*?\b(?:in|over)\s+(?:the\s+)?(\d+)\s+binades\b",
+                                 binades, "lies in")):
+        for m in re.finditer(pattern, prose_text, re.I):
+            if int(m.group(1)) != want:
+                problems.append(f"{where}:{prose_text.count(chr(10), 0, m.start(1)) + 1}: a wide row {what} "
+                                f"{want} binades (common/inputs.c), not {m.group(1)}")
+    return problems
+
+
+inputs_c = open(os.path.join(ROOT, "common", "inputs.c"), encoding="utf-8").read()
+exponents = re.search(r'\{"wide",\s*"[^"]*\be in (-?\d+)\.\.(-?\d+)"', inputs_c)
+ok(exponents, "common/inputs.c describes the wide family's exponents ('e in lo..hi')")
+if exponents:
+    lo, hi = int(exponents.group(1)), int(exponents.group(2))
+    problems = wide_problems("Wide rows span 17, and the wide inputs lie in 16 binades; mixed rows span 80.\n",
+                             "X.md", hi - lo + 1, hi - lo)
+    ok(len(problems) == 2 and "not 17" in problems[0] and "not 16" in problems[1],
+       "a page that gets the wide family's binades wrong is reported", problems)
+    problems = []
+    for path in prose.readmes(ROOT):
+        problems += wide_problems(open(path, encoding="utf-8").read(), os.path.relpath(path, ROOT), hi - lo + 1,
+                                  hi - lo)
+    ok(not problems, f"the pages agree with the generator: wide values lie in {hi - lo + 1} binades, a long row "
+       f"spans {hi - lo}", problems)
+
 top = "# T\n\n" + "word " * 81 + "\n\n" + "\n" * 40 + "## Start here\n"
 problems = prose.top_readme_problems(top)
 ok(len(problems) == 3 and "Start here" in problems[0] and "opening" in problems[1] and "contents" in problems[2],

@@ -21,12 +21,31 @@ def row(program, n, device, kernel_ms, date="2026-01-01T00:00Z"):
     return r
 
 
-with open(os.path.join(ladder.ROOT, "common", "step_main.c")) as f:
-    src = f.read()
-header = "".join(re.findall(r'"([^"]*)"', re.search(r"#define CSV_HEADER(.*?)\n\n", src, re.S).group(1)))
-ok(header.split(",") == ladder.PROGRAM_COLUMNS, "scripts/ladder.py knows the programs' CSV columns", header)
+def csv_header(source):
+    """A program's CSV header as its source defines it (#define CSV_HEADER, its string literals and
+    the conditions' columns it names: common/conditions.h's CONDITIONS_CSV_HEADER)."""
+    with open(os.path.join(ladder.ROOT, source)) as f:
+        text = re.search(r"#define CSV_HEADER((?:[^\n]*\\\n)*[^\n]*)", f.read()).group(1)  # with its continued lines
+    with open(os.path.join(ladder.ROOT, "common", "conditions.h")) as f:
+        conditions = re.search(r'#define CONDITIONS_CSV_HEADER "([^"]*)"', f.read()).group(1)
+    return "".join(m.group(1) if m.group(1) is not None else conditions
+                   for m in re.finditer(r'"([^"]*)"|\bCONDITIONS_CSV_HEADER\b', text)).split(",")
+
+
+header = csv_header(os.path.join("common", "step_main.c"))
+ok(header == ladder.PROGRAM_COLUMNS, "scripts/ladder.py knows the programs' CSV columns", header)
 ok(ladder.RESULT_COLUMNS[:2] == ["date", "command"] and ladder.RESULT_COLUMNS[2:] == ladder.PROGRAM_COLUMNS,
    "results rows are the programs' columns plus date and command")
+# Every row of a GPU carries the conditions it was measured under, last, so that a reader of the
+# older columns finds them where they were: the device's UUID (the multi-GPU chapter's rows: uuids),
+# the SM clock over the timed launches, the power limit, the driver, the CUDA runtime and cuBLAS.
+conditions = ["sm_clock_mhz", "power_limit_w", "driver_version", "cuda_runtime_version", "cublas_version"]
+ok(ladder.CONDITION_COLUMNS == ["device_uuid"] + conditions and header[-6:] == ladder.CONDITION_COLUMNS,
+   "the programs' rows end with the device's UUID and the conditions", header[-6:])
+transpose_header = csv_header(os.path.join("transpose", "transpose.c"))
+multigpu_header = csv_header(os.path.join("multigpu", "multigpu.c"))
+ok(transpose_header[-6:] == ["device_uuid"] + conditions and multigpu_header[-6:] == ["uuids"] + conditions,
+   "... the transpose's and the multi-GPU chapter's rows too", (transpose_header, multigpu_header))
 
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "dev.csv")
@@ -90,7 +109,7 @@ if declared:
         prog = next((p for p in known if ladder.program_command(p) == cmd[:len(ladder.program_command(p))]), step)
         if beside and prog == beside[-1]:
             return None, 4, f"{prog} needs what this GPU lacks"
-        r = {c: "1.0" for c in ladder.PROGRAM_COLUMNS}
+        r = {c: "1" for c in ladder.PROGRAM_COLUMNS}  # a whole number: valid in every number column
         r.update(program="someone_else" if beside and prog == beside[0] else prog, n=cmd[cmd.index("-n") + 1],
                  device="GPU F", dist=cmd[cmd.index("--dist") + 1], status="pass", precision="fp32", config="")
         return r, 0, ""
@@ -140,6 +159,111 @@ with tempfile.TemporaryDirectory() as tmp:
     ok("GPU S capped to 64 KB" not in tables_shared.device_results(tmp)
        and "GPU S capped to 64 KB" in tables_shared.device_results(tmp, caps=True),
        "runs under a shared-memory cap are kept apart from the GPU's own figures")
+
+# Rows with the conditions' columns and rows recorded before them, in one file and apart: every
+# reader takes both (a row without them is one whose conditions are unknown), and recording new rows
+# into an older file keeps its rows, the new columns empty for them.
+import csv
+import multigpu_sweep
+import tables_multigpu
+import tables_transpose
+import transpose_compare
+
+MEASURED_ON = dict(device_uuid="GPU-00000000-1111-2222-3333-444444444444", sm_clock_mhz="1755", power_limit_w="700",
+                   driver_version="580.65.06", cuda_runtime_version="13.0", cublas_version="13.1.0")
+
+
+def write_old(path, columns, rows):
+    """A results file as it was recorded before the conditions' columns existed."""
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=[c for c in columns if c not in ladder.CONDITION_COLUMNS],
+                           extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "gpu-c.csv")
+    write_old(path, ladder.RESULT_COLUMNS, [row(p, 1000, "GPU C", t) for p, t in (("step01", 4.0), ("step05", 2.0))])
+    old = ladder.read_results(path)
+    ok(len(old) == 2 and all("sm_clock_mhz" not in r for r in old) and tables_shared.device_results(tmp)["GPU C"],
+       "a ladder file recorded before the conditions' columns reads as it is")
+    ladder.merge_results(path, [dict(row("cublas", 1000, "GPU C", 0.5), **MEASURED_ON)])
+    rows = ladder.read_results(path)
+    with open(path) as fh:
+        first = fh.readline().strip()
+    ok(first == ",".join(ladder.RESULT_COLUMNS) and [(r["program"], r["sm_clock_mhz"], r["cublas_version"])
+                                                     for r in rows] == [("cublas", "1755", "13.1.0"), ("step01", "", ""),
+                                                                        ("step05", "", "")],
+       "a row with its conditions recorded into it: the header gains them, the older rows keep theirs empty", rows)
+    table = experiment.compare_table(rows, 1000, "uniform")
+    ok(set(tables_shared.device_results(tmp)["GPU C"]) == {("cublas", 1000), ("step01", 1000), ("step05", 1000)}
+       and "step05" in table and "cublas" in table, "the tables read the rows with and without them alike", table)
+
+    # The chapters' own files: their columns, then the conditions the rows carry.
+    path = os.path.join(tmp, "gpu-c-transpose.csv")
+    shape = dict(rows="64", cols="64", iters="20", status="exact", date="2026-01-01T00:00Z", command="x")
+    write_old(path, transpose_compare.COLUMNS,
+              [dict(shape, program=p, device="GPU C", kernel_ms="0.01", gbps="1.0") for p in ("naive", "copy")])
+    ladder.merge_results(path, [dict(shape, program="tiled32x8", device="GPU C", kernel_ms="0.005", gbps="2.0",
+                                     **MEASURED_ON),
+                                dict(shape, program="cpu", device="CPU", kernel_ms="0.1", gbps="0.1",
+                                     **{c: "" for c in ladder.CONDITION_COLUMNS})],
+                         transpose_compare.COLUMNS, transpose_compare.KEY)
+    with open(path) as fh:
+        first = fh.readline().strip()
+    text = tables_transpose.transpose_table(tmp)
+    ok(first == ",".join(transpose_compare.COLUMNS + ladder.CONDITION_COLUMNS)
+       and all(f"| {p} |" in text for p in ("cpu", "naive", "tiled32x8", "copy")),
+       "the transpose's file keeps the conditions after its own columns, and its table reads old and new rows", first)
+    path = os.path.join(tmp, "gpu-c-multigpu.csv")
+    mg = dict(local="sgemm", n="8192", grid="1x1", panel="8192", device="GPU C", ms="10.0", tflops="100.0",
+              comm_ms="nan", gemm_ms="nan", max_rel_err="1e-6", max_comp_err="1e-7", bound="1e-5", status="pass",
+              rows_checked="64", reps="3", dist="uniform", comm="nccl", date="2026-01-01T00:00Z", command="x")
+    write_old(path, multigpu_sweep.COLUMNS, [dict(mg, algo="rows", gpus="1", uuids="GPU-a")])
+    ladder.merge_results(path, [dict(mg, algo="summa", gpus="2", grid="1x2", uuids="GPU-a GPU-b",
+                                     **{c: v for c, v in MEASURED_ON.items() if c != "device_uuid"})],
+                         multigpu_sweep.COLUMNS, multigpu_sweep.KEY)
+    with open(path) as fh:
+        first = fh.readline().strip()
+    text = tables_multigpu.multigpu_table(tmp)
+    ok(first == ",".join(multigpu_sweep.COLUMNS + ladder.CONDITION_COLUMNS[1:]) and "| rows |" in text
+       and "| summa |" in text,
+       "the multi-GPU chapter's file too (its GPUs in uuids, no device_uuid), and its table", first)
+
+# A program's row read back: with the conditions, and from a program built before them.
+full = dict(row("step03", 17, "X", 1.0), **MEASURED_ON)
+parsed = ladder.parse_program_csv(",".join(full[c] for c in ladder.PROGRAM_COLUMNS))
+older = ladder.parse_program_csv(",".join(full[c] for c in ladder.PROGRAM_COLUMNS[:-len(ladder.CONDITION_COLUMNS)]))
+ok(parsed["sm_clock_mhz"] == "1755" and parsed["device_uuid"] == MEASURED_ON["device_uuid"]
+   and older["program"] == "step03" and "sm_clock_mhz" not in older,
+   "parse_program_csv reads a row with the conditions and one without", (parsed, older))
+
+# A real run that needs no GPU: the transpose's CPU variants write the GPU's columns empty.
+exe = os.path.join(ladder.ROOT, "transpose", "transpose")
+if os.path.exists(exe):
+    p = subprocess.run([exe, "--variant", "cpu,cpu_blocked", "--rows", "8", "--cols", "8", "--iters", "1",
+                        "--csv-header"], capture_output=True, text=True)
+    lines = list(csv.reader(p.stdout.strip().splitlines()))
+    ok(p.returncode == 0 and lines[0] == transpose_header and len(lines) == 3
+       and all(len(r) == len(lines[0]) and r[3] == "CPU" and not any(r[-6:]) for r in lines[1:]),
+       "the transpose's CPU rows: every column there, the GPU's conditions empty", p.stdout)
+else:
+    skip("the transpose's CPU rows", "transpose/transpose is not built (make)")
+
+# cuBLAS's version is asked of cuBLAS where a program links it (a weak reference, bound by the
+# linker): the cuBLAS peer's binary binds it to libcublas, a step's leaves it unbound (its column empty).
+nm = subprocess.run(["sh", "-c", "command -v nm"], capture_output=True, text=True).stdout.strip()
+binaries = [os.path.join(ladder.ROOT, b) for b in ("cublas/cublas", ladder.step_binaries()[0])]
+symbols = [subprocess.run([nm, "-D", b], capture_output=True, text=True).stdout if nm and os.path.exists(b) else ""
+           for b in binaries]
+if re.search(r"\bcublasCreate_v2@libcublas", symbols[0]):  # an nm that names the library a symbol is bound to
+    bound = [re.search(r"\bcublasGetProperty(@\S+)?$", s, re.M) for s in symbols]
+    ok(bound[0] and (bound[0].group(1) or "").startswith("@libcublas") and bound[1] and not bound[1].group(1),
+       "cuBLAS's version: bound to libcublas in cublas/cublas, left unbound in a step that does not link it",
+       [b.group(0) if b else None for b in bound])
+else:
+    skip("cuBLAS's version bound where cuBLAS is linked", "nm (binutils 2.35 or newer), or the binaries, missing")
 
 try:
     ladder.parse_program_csv("a,b,c")

@@ -1,10 +1,12 @@
 """What the scripts check before anything runs, on stand-ins (no GPU, no tool needed): the GPU
 counts of the multi-GPU sweep against the machine's, a sweep's variant values against those the
 step declares and sizes against its program's rule, make reproduce's parts and its plan without
-a GPU, and the line that names a missing tool. TAP output (run by tests/26-script-errors.t)."""
+a GPU (and without a build), the results files read (one that cannot be read is named with its
+line), and the line that names a missing tool. TAP output (run by tests/26-script-errors.t)."""
 import contextlib
 import io
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -162,6 +164,42 @@ code, out, err = script("scripts/reproduce.py", "--only", "compare")
 ok(code == ladder.EXIT_NO_GPU and one_line(err) and "no GPU" in err and not out,
    "reproduce.py without --dry-run and without a GPU: exit 3, one line", (code, out, err))
 
+# The plan's words: "1 command", not "1 commands"; a part never timed says so, not "about unknown";
+# a part skipped here is given no time.
+code, out, err = script("scripts/reproduce.py", "--dry-run")
+part_lines = [line for line in out.splitlines() if line.startswith("  [")]
+counted = [(int(m.group(1)), m.group(2)) for m in (re.search(r"\] \S+ +(\d+) (commands?)\b", line) for line in part_lines) if m]
+ok(len(counted) == len(reproduce.PARTS) and all((n == 1) == (word == "command") for n, word in counted)
+   and "unknown" not in out and not any(" 0 commands, about" in line for line in part_lines),
+   "reproduce.py --dry-run: '1 command', never 'about unknown', no time for a part skipped", "\n".join(part_lines))
+# make reproduce checks the parts (and the results folder) before it builds anything.
+code, out, err = script("scripts/reproduce.py", "--only", "cpu", "--check")
+ok(code == 0 and not out and not err, "reproduce.py --check with a part that exists: exit 0, nothing said", (code, out, err))
+code, out, err = script("scripts/reproduce.py", "--only", "bogus", "--check")
+ok(code == ladder.EXIT_USAGE and one_line(err) and "unknown part 'bogus'" in err, "reproduce.py --check --only bogus: "
+   "exit 2, one line", (code, err))
+# The plan before anything is built: the programs as results/programs.csv records them stand in.
+saved_binaries = ladder.step_binaries
+ladder.step_binaries = lambda: ["step99_not_built/step99"]
+try:
+    code, out, err = call(reproduce.main, ["--dry-run", "--only", "article"])
+finally:
+    ladder.step_binaries = saved_binaries
+ok(code == 0 and "] article" in out and "$ " in out, "reproduce.py --dry-run with no program built: the plan, from "
+   "the recorded descriptions", (code, out[-500:], err))
+
+# A timings file of make reproduce's that cannot be read (a word for the seconds, the part column
+# gone): named in one line, exit 2, no traceback.
+for what, text in (("seconds = fast", "date,device,fp32_peak_gflops,part,seconds\n2026,x,1,cpu,fast\n"),
+                   ("no part column", "date,device,fp32_peak_gflops,seconds\n2026,x,1,4\n")):
+    bad = os.path.join(SCRATCH, "bad-timings")
+    os.makedirs(bad, exist_ok=True)
+    with open(os.path.join(bad, "x-reproduce.csv"), "w") as f:
+        f.write(text)
+    code, out, err = script("scripts/reproduce.py", "--dry-run", env=dict(ENV, MATMUL_RESULTS=bad))
+    ok(code == ladder.EXIT_USAGE and one_line(err) and "x-reproduce.csv" in err,
+       f"reproduce.py --dry-run beside a timings file with {what}: exit 2, one line naming it", (code, err))
+
 # With a GPU stood in for, a tool the plan runs that is not on PATH ends it before any part runs.
 saved = ladder.gpu_info, os.environ.get("PATH"), os.environ.get("MATMUL_RESULTS")
 fields = {"name": "GPU F", "cc": "9.0", "sms": "1", "clock_khz": "1000", "smem_device_optin_bytes": "232448"}
@@ -181,6 +219,49 @@ with tempfile.TemporaryDirectory() as tmp:
 ok(code == ladder.EXIT_USAGE and one_line(err) and err.startswith("date not found") and "part 'device'" in err
    and not logs, "reproduce.py with a tool of the plan missing: exit 2, one line naming it, before any part runs",
    (code, err, logs))
+
+# ---- a results file that cannot be read: named with its line, never a traceback ----
+
+COLUMNS = "date,command,program,n,device,kernel_ms,gflops,status,dist\n"
+ROW = "2026-01-01T00:00Z,fixture,step01,1000,Fixture GPU,1.0,2000,pass,uniform\n"
+
+
+def read_fixture(data):
+    """ladder.read_results on a file holding data: (its rows, or None; the ResultsError's message)."""
+    path = os.path.join(SCRATCH, "fixture.csv")
+    with open(path, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+    try:
+        return ladder.read_results(path), None
+    except ladder.ResultsError as err:
+        return None, str(err)
+
+
+rows, why = read_fixture(COLUMNS + ROW + ROW.replace("1000", "4096").replace(",pass,", ",,").replace("2000", "nan"))
+ok(why is None and len(rows) == 2 and rows[1]["status"] == "", "a good file, an empty cell and nan among its numbers: read",
+   why)
+for what, data, expect in (("not UTF-8", (COLUMNS + ROW + ROW).encode().replace(b"Fixture", b"Fix\xffture", 2)[:-5],
+                            "line 2: not UTF-8 text (byte 0xff)"),
+                           ("n = x", COLUMNS + ROW + ROW.replace(",1000,", ",x,"), "line 3: n is 'x', not a number"),
+                           ("gflops = fast", COLUMNS + ROW.replace(",2000,", ",fast,"), "line 2: gflops is 'fast', not a number"),
+                           ("a field short", COLUMNS + ROW.replace(",uniform", ""), "line 2: 8 fields, the header has 9")):
+    rows, why = read_fixture(data)
+    ok(why is not None and "fixture.csv, " + expect in why and "\n" not in why,
+       f"a results file with {what}: ResultsError naming the file and the line", why)
+rows, why = read_fixture(COLUMNS.replace("device,", "") + ROW.replace("Fixture GPU,", ""))
+try:
+    rows[0]["device"]
+    missing = None
+except KeyError as err:  # a MissingColumn is a KeyError too: whoever handles one still does
+    missing = err
+ok(isinstance(missing, ladder.MissingColumn) and str(missing).endswith("fixture.csv has no column 'device'"),
+   "a column the file lacks, asked of a row: MissingColumn naming the file and the column", repr(missing))
+# Recording beside a file that cannot be read: one line, exit 2, the file left as it was.
+read_fixture(COLUMNS.encode() + b"\xff\n")
+code, out, err = call(lambda argv: ladder.record(os.path.join(SCRATCH, "fixture.csv"), [{"program": "step01"}]), [])
+ok(code == ladder.EXIT_USAGE and one_line(err) and "not UTF-8" in err
+   and open(os.path.join(SCRATCH, "fixture.csv"), "rb").read().endswith(b"\xff\n"),
+   "recording into a file that cannot be read: one line, exit 2, the file untouched", (code, err))
 
 # ---- a missing tool, in one line ----
 

@@ -3,6 +3,7 @@
  * transpose and the effective bandwidth (bytes read + bytes written). */
 #define _GNU_SOURCE
 #include "args.h"
+#include "conditions.h"
 #include "gpu.h"
 #include "matrix.h"
 #include "timing.h"
@@ -112,8 +113,10 @@ static double time_cpu(int v, const float *in, float *out, int rows, int cols, i
 }
 
 /* Median ms of one GPU variant: a warm-up launch, then iters launches each between two
- * CUDA events; out is poisoned first, so the last launch must have written all of it. */
-static double time_gpu(int v, const float *din, float *dout, int rows, int cols, int iters)
+ * CUDA events; out is poisoned first, so the last launch must have written all of it. The SM
+ * clock is read into clock once per timed launch, while it runs (common/conditions.h says why
+ * there). */
+static double time_gpu(int v, const float *din, float *dout, int rows, int cols, int iters, struct sm_clock *clock)
 {
     const size_t bytes = sizeof(float) * (size_t)rows * cols;
     double *samples = malloc(sizeof *samples * (size_t)iters);
@@ -130,6 +133,7 @@ static double time_gpu(int v, const float *din, float *dout, int rows, int cols,
         CUDA_CHECK(cudaEventRecord(start, 0));
         transpose_gpu((enum tvariant)v, din, dout, rows, cols);
         CUDA_CHECK(cudaEventRecord(stop, 0));
+        sm_clock_read(clock);
         CUDA_CHECK(cudaEventSynchronize(stop));
         CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
         samples[r] = ms;
@@ -141,7 +145,7 @@ static double time_gpu(int v, const float *din, float *dout, int rows, int cols,
     return median;
 }
 
-#define CSV_HEADER "program,rows,cols,device,kernel_ms,gbps,iters,status"
+#define CSV_HEADER "program,rows,cols,device,kernel_ms,gbps,iters,status,device_uuid," CONDITIONS_CSV_HEADER
 
 int main(int argc, char **argv)
 {
@@ -161,12 +165,17 @@ int main(int argc, char **argv)
         any_gpu |= o.on[v] && is_gpu(v);
     struct gpu_device dev;
     const char *device = "CPU";
+    /* NVML for a CSV row's conditions (common/conditions.h); empty without it, and for the CPU's rows. */
+    struct nvml nvml = {0};
+    void *nvml_gpu = NULL;
     if (any_gpu) {
         gpu_open(PROGRAM, &dev);
         if (2.0 * bytes > (double)dev.free_mem)
             usage_error(PROGRAM, "%d x %d needs %.1f GB of device memory; %s has %.1f GB free", rows, cols,
                         2.0 * bytes / 1e9, dev.name, dev.free_mem / 1e9);
         device = dev.name;
+        if (o.csv && nvml_open(&nvml, NVML_LIBRARY) == 0)
+            nvml_gpu = nvml_device(&nvml, dev.uuid);
     }
 
     float *in = malloc(bytes), *out = malloc(bytes), *ref = malloc(bytes);
@@ -194,9 +203,10 @@ int main(int argc, char **argv)
             continue;
         int done = o.iters;
         double ms;
+        struct sm_clock clock = {.nvml = &nvml, .device = nvml_gpu};
         poison_mat(out, count);
         if (is_gpu(v)) {
-            ms = time_gpu(v, din, dout, rows, cols, o.iters);
+            ms = time_gpu(v, din, dout, rows, cols, o.iters, &clock);
             CUDA_CHECK(cudaMemcpy(out, dout, bytes, cudaMemcpyDeviceToHost));
         } else {
             ms = time_cpu(v, in, out, rows, cols, o.iters, &done);
@@ -206,9 +216,15 @@ int main(int argc, char **argv)
         const int exact = memcmp(out, want, bytes) == 0;
         all_exact &= exact;
         const double gbps = 2.0 * bytes / (ms * 1e6);
+        char conditions_fields[512] = ",,,,";
+        if (o.csv && is_gpu(v)) {
+            struct run_conditions conditions;
+            conditions_read(&conditions, &nvml, &nvml_gpu, &clock, 1, dev.runtime_version);
+            conditions_csv(&conditions, conditions_fields, sizeof conditions_fields);
+        }
         if (o.csv)
-            printf("%s,%d,%d,%s,%.6f,%.2f,%d,%s\n", names[v], rows, cols, is_gpu(v) ? device : "CPU", ms, gbps,
-                   done, exact ? "exact" : "WRONG");
+            printf("%s,%d,%d,%s,%.6f,%.2f,%d,%s,%s,%s\n", names[v], rows, cols, is_gpu(v) ? device : "CPU", ms, gbps,
+                   done, exact ? "exact" : "WRONG", is_gpu(v) ? dev.uuid : "", conditions_fields);
         else
             printf("%-14s %12.4f %10.2f  %s\n", names[v], ms, gbps, exact ? "exact" : "WRONG");
         fflush(stdout);
@@ -217,6 +233,7 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaFree(din));
         CUDA_CHECK(cudaFree(dout));
     }
+    nvml_close(&nvml);
     free(in);
     free(out);
     free(ref);
