@@ -35,25 +35,27 @@
 #define OZAKI64_UNIT_ROUNDOFF 0x1p-53 /* u, FP64's unit roundoff */
 
 /* The default count for sums of k products, from the model's search (tests/ozaki64_model.c: the
- * harness's seven FP64 families and five crafted ones, k = 1 ... 64 and 100 ... 8192 sampled, 14 ...
+ * harness's seven FP64 families and five crafted ones, k = 1 ... 64 and 100 ... 16384 sampled, 14 ...
  * 20 moduli). No element that (R) or the check accepts is past k u |A||B| at any of those counts: the
  * count moves only how many elements are refused (an FP64 loop computes them) and how many pass (R)
  * alone. Below k = 100, 17 moduli (alpha = beta = 62, the most, up to k = 247) refuse fewer than 16
  * (wide: 7.5% against 8.3% at k <= 8, 0.9% against 1.3% at 9 ... 64; rowscale alike), and 18 ... 20
- * refuse exactly what 17 refuses. From k = 100 (65 ... 8192 sampled) 15 moduli refuse no element of
+ * refuse exactly what 17 refuses. From k = 100 (65 ... 16384 sampled) 15 moduli refuse no element of
  * the six families but mixed, as 16 and 17 do: two INT8 products fewer than 17. Fewer rows and
  * columns pass (R) alone (uniform: 30% against 89% at 16), so the check decides more elements, but
  * the step runs the check's product either way (an eighth of one modulus's product). 14 refuse
  * elements of the wide family at k = 4096 (3% at n = 4096 on an H200), and the FP64 loop that
- * computes them costs more than the modulus saves; from k = 8192 they refuse none of the six
- * families' (nor at 16384 on an H200: none of 2^28 elements, uniform or wide), and the products
- * take a fifteenth less. Mixed (200 binades in a row) is refused at 50 ... 90% at every count:
- * splitting rows, not moduli, would help. */
+ * computes them costs more than the modulus saves; at 8192 the search finds none refused, but an
+ * H200 refused 411 of the wide family's 2^26 elements and 135 of rowscale's, and the loop (a thread
+ * an element, k dependent steps) took 3 ms of the 16; from 16384 neither the search nor an H200
+ * (none of 2^28 elements, uniform or wide) finds one, and the products take a fifteenth less.
+ * Mixed (200 binades in a row) is refused at 50 ... 90% at every count: splitting rows, not
+ * moduli, would help. */
 #define OZAKI64_DEFAULT_MODULI_SHORT 17
 #define OZAKI64_DEFAULT_MODULI_LONG 15
 #define OZAKI64_DEFAULT_MODULI_LONGEST 14
 #define OZAKI64_LONG_SUMS 100
-#define OZAKI64_LONGEST_SUMS 8192
+#define OZAKI64_LONGEST_SUMS 16384
 
 OZAKI_HD int ozaki64_default_moduli(int k)
 {

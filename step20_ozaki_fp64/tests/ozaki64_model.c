@@ -28,7 +28,7 @@
  *   7. controls, which must fail: one modulus too few for the plan's alpha + beta; truncation instead
  *      of rounding in the scaling; a gate and check that trust every span one binade more.
  *
- *   --quick          fewer cases: 4 a size, long sums 100, 181 and 8192 only (what make test runs)
+ *   --quick          fewer cases: 4 a size, long sums 100, 181 and 16384 only (what make test runs)
  *   --counts LO HI   the counts of moduli searched (default 14 20)
  *   --trials T       cases a size (default 8, long sums 2)
  *   --long "K ..."   the long sums (default 100 128 181 256 512 1000 4096 8192 16384; 65 ... 131071, at most 16)
