@@ -3,7 +3,7 @@
 after the other at each size and input family: results/<device>-fp64.csv, each program's speed
 counted over DGEMM's of the same size and family) as a table, a chart and rows for the README's
 numbers; and the step's kernels of one launch under ncu (results/<device>-step20-passes.csv, with
-the copy ceiling of the same call). The step is this folder's: a copy reports on itself. Each
+the copy ceiling measured beside it). The step is this folder's: a copy reports on itself. Each
 function gets the repository's shared helpers first (shared: scripts/for_steps.py).
 """
 import glob
@@ -70,7 +70,13 @@ def fp64_table(shared, results_dir):
             continue
         dates = ", ".join(sorted({r["date"][:10] for r in rows}))
         reps = rows[0]["reps"] or "5"
-        parts.append(f"**{rows[0]['device']}** (measured {dates}, one run: the programs one after the other at each "
+        runs = {}  # a run's start (its rows' date) -> its sizes: each size's programs come from one run
+        for r in rows:
+            runs.setdefault(r["date"], set()).add(int(r["n"]))
+        how = "one run" if len(runs) == 1 else ("; ".join(
+            "n = " + ", ".join(str(n) for n in sorted(sizes)) + f" in a run at {start[11:16]} UTC"
+            for start, sizes in sorted(runs.items())) + ", on the cards the line below names")
+        parts.append(f"**{rows[0]['device']}** (measured {dates}, {how}: the programs one after the other at each "
                      f"size; kernel time, median of {reps}; each program's speed over cuBLAS DGEMM's; bold: the "
                      "fastest within the fp64 bound; FAIL: past it)\n\n"
                      + shared.table(["inputs", "n", "DGEMM, TFLOPS"] + [NAMES[p] for p in progs], body))
@@ -97,27 +103,39 @@ def fp64_chart(shared, results_dir, out):
             title=f"FP64 products: speed over DGEMM on {rows[0]['device']} (measured {dates}, one run)")
 
 
-# The step's kernels, in launch order, with what each does; the two INT8 products last.
-KERNELS = [("row_facts", "A: rows' largest, smallest, NaN/Inf, sums"),
+# The step's kernels, in launch order, with what each does; the two INT8 products last. Names
+# without a template's count of moduli: a row's kernel is found by its name before the "<".
+KERNELS = [("row_facts", "A: rows' largest, smallest, NaN/Inf"),
            ("col_extremes", "B: columns' largest, smallest, NaN/Inf"),
-           ("residues_a64<15>", "A: residues, the check's bytes"),
-           ("residues_bt64<15>", "B: residues transposed, the check's bytes, the sums"),
+           ("residues_a64", "A: residues, the check's bytes, the sums"),
+           ("residues_bt64", "B: residues transposed, the check's bytes, the sums"),
            ("span_facts", "the lines' facts for the check"),
-           ("reconstruct64<15>", "the remainder theorem, one rounding"),
+           ("reconstruct64", "the remainder theorem, one rounding"),
            ("fp64_loop", "the FP64 loop (refused, NaN/Inf)")]
-PRODUCTS = [("residue_products<1>", "the check's product"), ("moduli_products", "the moduli's products")]
+PRODUCTS = [("residue_products", "the check's product"), ("moduli_products", "the moduli's products")]
+
+
+def kernel_rows(rows):
+    """The rows of a passes file by (n, kernel name without its template arguments)."""
+    return {(int(r["n"]), r["kernel"].split("<")[0]): r for r in rows}
 
 
 def passes(shared, results, kernel, column="ms", n=16384):
     """passes(kernel, column="ms", n=16384): a kernel of one launch under ncu
-    (results/<device>-step20-passes.csv); column "bound_ms" is its bytes (DRAM read and written) at
-    the copy ceiling measured on the same card beside it, "per_element" its thread instructions per
-    element of C."""
-    row = results.find(f"{RECORDED}-step20-passes.csv", "the step's kernels under ncu", kernel=kernel, n=n)
+    (results/<device>-step20-passes.csv; kernel: its name without template arguments); column
+    "bound_ms" is its bytes (DRAM read and written) at the copy ceiling measured on the same card
+    beside it, "per_element" its thread instructions per element of C, "moduli" the count of moduli
+    its template took (reconstruct64<14>: 14)."""
+    name = f"{RECORDED}-step20-passes.csv"
+    row = kernel_rows(results.csv(name)).get((n, kernel))
+    if row is None:
+        raise KeyError(f"{name} has no kernel {kernel} at n = {n}")
     if column == "bound_ms":
         return (float(row["dram_read_gb"]) + float(row["dram_write_gb"])) / float(row["copy_gbs"]) * 1e3
     if column == "per_element":
         return float(row["warp_instructions"]) * 32 / float(row["n"]) ** 2
+    if column == "moduli":
+        return int(row["kernel"].split("<")[1].rstrip(">"))
     return float(row[column])
 
 
@@ -136,7 +154,7 @@ def passes_table(shared, results_dir):
     parts = []
     for path in sorted(glob.glob(os.path.join(results_dir, "*-step20-passes.csv"))):
         rows = shared.read_results(path)
-        get = {(int(r["n"]), r["kernel"]): r for r in rows}
+        get = kernel_rows(rows)
         for n in sorted({int(r["n"]) for r in rows}):
             body, total, total_bound = [], 0.0, 0.0
             for kernel, what in KERNELS:
@@ -144,14 +162,14 @@ def passes_table(shared, results_dir):
                 ms, gb = float(r["ms"]), float(r["dram_read_gb"]) + float(r["dram_write_gb"])
                 bound = gb / float(r["copy_gbs"]) * 1e3
                 total, total_bound = total + ms, total_bound + bound
-                body.append([what, kernel.split("<")[0], f(gb, 3), f(bound, 3), f(ms, 3),
+                body.append([what, kernel, f(gb, 3), f(bound, 3), f(ms, 3),
                              f(ms / bound, 2) if bound > 0.01 else "",
                              f(float(r["warp_instructions"]) * 32 / n ** 2, 0)])
             body.append(["**the passes that move bytes**", "", "", f(total_bound, 2), f"**{f(total, 2)}**",
                          f(total / total_bound, 2), ""])
             for kernel, what in PRODUCTS:
                 r = get[(n, kernel)]
-                body.append([what, f"{kernel.split('<')[0]}: tensor pipe {f(float(r['imma_active_pct']), 1)}% busy at "
+                body.append([what, f"{kernel}: tensor pipe {f(float(r['imma_active_pct']), 1)}% busy at "
                              f"{f(float(r['sm_ghz']), 2)} GHz", "", "", f(float(r["ms"]), 2), "", ""])
             parts.append(f"**n = {n}**, {rows[0]['device']} ({rows[0]['date'][:10]}, one launch under ncu at the "
                          f"card's own clock, uniform inputs; copy ceiling {f(float(rows[0]['copy_gbs']), 0)} GB/s, "
