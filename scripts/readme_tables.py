@@ -32,12 +32,15 @@ figures were measured on:
   and 163 KB"). A page writes it under the table, after a word (a marker must not start a
   line):
     Measured on <!--= conditions("*-fp64.csv") | s -->...<!--/=-->.
-  Every generated table has one within two lines of its END marker (--check says where one is
-  missing), but those no GPU measured: UNMEASURED_TABLES and the CPU chapter's page.
+  Every generated table has one within two lines under it (--check says where one is missing):
+  one between BEGIN and END markers, and a typed one whose cells are value markers reading
+  recorded rows (UNRECORDED_FUNCTIONS says which do not); but those no GPU measured:
+  UNMEASURED_TABLES and the CPU chapter's page.
 """
 import functools
 import glob
 import importlib
+import keyword
 import os
 import re
 import sys
@@ -161,20 +164,58 @@ def conditions(results_dir, name, **match):
 # families the programs declare (common/README.md), and the CPU chapter's (every table on cpu/'s page).
 UNMEASURED_TABLES = {"families"}
 UNMEASURED_PAGES = ("cpu" + os.sep,)
+# The other kind of generated table: typed rows whose cells are value markers. One counts as measured
+# when a marker calls any function but these, which read no recorded GPU rows: Python's, the lists
+# the programs declare (scripts/prose.py, scripts/page_lists.py), the datasheet's peak, the article's
+# 8800GT figures, and the logs conditions() does not read (ncu's text, the test suite's times).
+# Any other name, a step's own included, reads recorded rows: a new one is checked.
+UNRECORDED_FUNCTIONS = set("""all any len sorted range min max abs round steps steps_in_class
+    references_in_class number_of_steps in_words steps_where steps_from family_names peak art ncu
+    test_ratio test_time""".split())
+CALLED = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+STRING = re.compile(r"\"[^\"]*\"|'[^']*'")  # a marker's string arguments, whose words call nothing
+CONDITIONS = re.compile(r"<!--=\s*conditions\(")
+
+
+def _problem(where, line, what):
+    return (f"{where}:{line}: {what} does not say what it was measured on: write 'Measured on "
+            "<!--= conditions(\"FILE.csv\") | s --><!--/=-->.' under it (scripts/readme_tables.py --help)")
+
+
+def _marked_tables(lines):
+    """The typed tables of a page's lines whose markers read recorded rows (UNRECORDED_FUNCTIONS):
+    (first line, last line), counted from 0; a list item's table, indented, too. Tables between
+    BEGIN and END markers are the other check's."""
+    found, inside, start = [], False, None
+    for i, line in enumerate(lines + [""]):
+        inside = (inside or line.startswith("<!-- BEGIN table:")) and not line.startswith("<!-- END table:")
+        if line.lstrip().startswith("|") and not inside:
+            start = i if start is None else start
+            continue
+        if start is not None:
+            called = {name for row in lines[start:i] for m in prose.VALUE.finditer(row)
+                      for name in CALLED.findall(STRING.sub('""', m.group(1))) if not keyword.iskeyword(name)}
+            if called - UNRECORDED_FUNCTIONS:
+                found.append((start, i - 1))
+            start = None
+    return found
 
 
 def unconditioned_tables(text, where):
-    """Generated tables of a page with no conditions() marker within two lines of their END marker
-    (the line under the table that names the card and clock its figures came from)."""
+    """Generated tables of a page with no conditions() marker within two lines under them (the line
+    that names the card and clock their figures came from): those between BEGIN and END markers, and
+    typed ones whose cells are value markers reading recorded rows (_marked_tables)."""
     if where.startswith(UNMEASURED_PAGES):
         return []
     problems = []
     for m in re.finditer(r"^<!-- END table:(\S+) -->\n", text, re.M):
         after = "\n".join(text[m.end():].split("\n")[:2])
-        if m.group(1) not in UNMEASURED_TABLES and not re.search(r"<!--=\s*conditions\(", after):
-            problems.append(f"{where}:{text.count(chr(10), 0, m.start()) + 1}: table '{m.group(1)}' does not say "
-                            "what it was measured on: write 'Measured on <!--= conditions(\"FILE.csv\") | s -->"
-                            "<!--/=-->.' under it (scripts/readme_tables.py --help)")
+        if m.group(1) not in UNMEASURED_TABLES and not CONDITIONS.search(after):
+            problems.append(_problem(where, text.count(chr(10), 0, m.start()) + 1, f"table '{m.group(1)}'"))
+    lines = text.split("\n")
+    for first, last in _marked_tables(lines):
+        if not CONDITIONS.search("\n".join(lines[last + 1:last + 3])):
+            problems.append(_problem(where, first + 1, "the table of value markers here"))
     return problems
 
 

@@ -75,7 +75,8 @@ def fp64_table(shared, results_dir):
             runs.setdefault(r["date"], set()).add(int(r["n"]))
         how = "one run" if len(runs) == 1 else ("; ".join(
             "n = " + ", ".join(str(n) for n in sorted(sizes)) + f" in a run at {start[11:16]} UTC"
-            for start, sizes in sorted(runs.items())) + ", on the cards the line below names")
+            for start, sizes in sorted(runs.items()))
+            + f", on {len({r.get('device_uuid') for r in rows})} cards (the rows' device_uuid)")
         parts.append(f"**{rows[0]['device']}** (measured {dates}, {how}: the programs one after the other at each "
                      f"size; kernel time, median of {reps}; each program's speed over cuBLAS DGEMM's; bold: the "
                      "fastest within the fp64 bound; FAIL: past it)\n\n"

@@ -1,17 +1,18 @@
 /* Step 20: FP64 products from exact INT8 products (Ozaki scheme II), on step 18's schedule.
- * The arithmetic is step 16's with doubles and more moduli (ozaki64.h, beside this file: 15 or 17
- * moduli, a 192-bit remainder theorem, FP64's span condition); the moduli's products are step 18's
+ * The arithmetic is step 16's with doubles and more moduli (ozaki64.h, beside this file: 17 moduli
+ * below n = 100, 15 from there, 14 from n = 16384; the remainder theorem on the FP64 units in 128
+ * bits up to 15 moduli, in 192 above; FP64's span condition); the moduli's products are step 18's
  * kernel, unchanged (scheduled_products.h), and so is step 16's check after them (its 7-bit product
  * and epilogue, in ozaki_passes.h), which here holds elements to FP64's bound. What is new: the
  * passes for doubles around them, and an FP64 loop for the elements the check refuses and for the
  * rows and columns with NaN or Inf.
- *   1. facts of each row of A and column of B: largest and smallest magnitudes, NaN/Inf, the sum of
- *      magnitudes relative to the line's 2^e; then FP64's span condition per line;
+ *   1. facts of each row of A and column of B: largest and smallest magnitudes, NaN/Inf;
  *   2. residues: each element scaled to an integer of alpha (beta) bits, rounded to nearest, and
  *      taken mod each modulus (B's transposed, K-major as the products read it); the check's
- *      7-bit bytes of the first terms;
+ *      7-bit bytes of the first terms; each line's sum of magnitudes relative to its 2^e, in
+ *      chunks; then FP64's span condition and the check's facts per line (span_facts);
  *   3. the moduli's products (step 18) and the check's product (step 16);
- *   4. the remainder theorem in 192 bits and one rounding to double;
+ *   4. the remainder theorem and one rounding to double;
  *   5. the FP64 loop where the check refused an element or a line holds NaN or Inf. */
 #include "step.h"
 #include "../step18_ozaki_scheduled/scheduled_products.h"

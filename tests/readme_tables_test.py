@@ -161,4 +161,37 @@ ok(not readme_tables.unconditioned_tables(table + line + "\n" + table + "\n" + l
 ok(not readme_tables.unconditioned_tables(table, f"cpu{os.sep}README.md")
    and not readme_tables.unconditioned_tables(table.replace("table:t", "table:families"), "common/README.md"),
    "nor the CPU chapter's tables, nor the input families the programs declare")
+
+# The other kind of generated table: typed rows whose cells are value markers (step 16's knob, step 18's
+# GEMMul8 table). One whose markers read recorded rows needs the line as well; one of arithmetic, of
+# the lists the programs declare or of ncu's logs (which conditions() does not read) does not.
+rows = ('| n | ms |\n|---|---|\n| 1000 | <!--= ms("step01", 1000) \\| .3f -->0.5<!--/=--> |\n'
+        '| 4096 | <!--= 2 * 4096**3 / ms("step01", 4096) / 1e9 \\| .0f -->9<!--/=--> |\n')
+page = "Text before.\n\n" + rows
+got = readme_tables.unconditioned_tables(page + "\nThe next paragraph.\n", "step99_x/README.md")
+ok(len(got) == 1 and "step99_x/README.md:3: the table of value markers" in got[0],
+   "a typed table of value markers reading recorded rows, without the line: reported, at its first row", got)
+ok(not readme_tables.unconditioned_tables(page + "\n" + line, "step99_x/README.md"),
+   "... not with the line under it, after a blank line (a Markdown table ends there)")
+ok(len(readme_tables.unconditioned_tables(page + "\n\n" + line, "step99_x/README.md")) == 1,
+   "... but with the line further below", page)
+item = "- **A list item.** Its table:\n\n" + "".join("  " + r + "\n" for r in rows.splitlines())
+got = readme_tables.unconditioned_tables(item + "\n  More of the item.\n", "step99_x/README.md")
+ok(len(got) == 1 and "step99_x/README.md:3:" in got[0], "a list item's table, indented, too", got)
+ok(not readme_tables.unconditioned_tables(item + "\n  " + line, "step99_x/README.md"), "... and its line, indented")
+got = readme_tables.unconditioned_tables(rows.replace('ms("step01", 1000)', 'oz("step18", 1000)'), "step99_x/README.md")
+ok(len(got) == 1, "a step's own function (declared in its experiments.json) reads recorded rows too", got)
+for what, cell in (("arithmetic", "2 * 4096**3 / 1e12"), ("the lists the programs declare",
+                                                           'steps_in_class("tensor-cores", "fp32")'),
+                   ("ncu's log", 'ncu("ncu-4096", "step01 (f(x))", "gpu__time_duration.sum") * 1e3'),
+                   ("a generator over a measurement-free call", "max(abs(x) for x in range(3))")):
+    table = f"| a |\n|---|\n| <!--= {cell} \\| s -->1<!--/=--> |\n"
+    ok(not readme_tables.unconditioned_tables(table + "\nText.\n", "step99_x/README.md"),
+       f"a table of {what} names no card: not reported")
+ok(not readme_tables.unconditioned_tables("| a | b |\n|---|---|\n| typed | 1.0 ms |\n\nText.\n", "step99_x/README.md"),
+   "nor a typed table without markers (the prose lint's concern)")
+mixed = '| a | b |\n|---|---|\n| <!--= ncu("ncu-4096", "step01", "m") \\| s -->1<!--/=--> | <!--= ms("step01", 4096) \\| s -->2<!--/=--> |\n'
+ok(len(readme_tables.unconditioned_tables(mixed + "\nText.\n", "step99_x/README.md")) == 1,
+   "a table of ncu's counters and recorded times (step 17's versions) is reported")
+ok(not readme_tables.unconditioned_tables(page, f"cpu{os.sep}README.md"), "the CPU chapter's page is exempt, as before")
 done()
