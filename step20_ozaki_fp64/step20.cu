@@ -421,24 +421,53 @@ __global__ static void __launch_bounds__(128, 4)
 
 /* ---- 5. The FP64 loop ---- */
 
-/* C's elements that the products cannot give: those the check refused (marked in tiles of the check
- * that refused some) and those of rows or columns with NaN or Inf, each by a plain loop of fused
- * multiply-adds in k order (IEEE's NaN and Inf come with it). A few blocks per SM stride over tiles
- * of 16 x 16; where nothing was refused and nothing is special they return at once. */
+/* C's elements that the products cannot give: those the check refused and those of rows or columns
+ * with NaN or Inf (IEEE's NaN and Inf come with the fused multiply-adds). Few refused (the check's
+ * list held them all: at most padded of them) are a warp each: one element of C is k dependent steps,
+ * too long a chain for one thread, so lane l adds the terms k = l, l + 32, ... in k order from 0.0
+ * and the 32 sums are added pairwise (lane l and l + 16, then 8, 4, 2, 1). The rest (the lines with
+ * NaN or Inf, or refusals past the list) are a thread each, one fused multiply-add a term in k order,
+ * in tiles of 16 x 16 that the blocks stride over. Nothing refused and nothing special: the blocks
+ * return at once. The CPU model (tests/ozaki64_model.c) follows both orders. */
 #define LOOP_TILE 16
+__device__ static double warp_dot(const double *x, const double *y, size_t ldy, int n, int lane)
+{
+    double sum = 0.0;
+#pragma unroll 8
+    for (int k = lane; k < n; k += 32)
+        sum = __fma_rn(x[k], y[(size_t)k * ldy], sum);
+    for (int d = 16; d > 0; d /= 2)
+        sum = __dadd_rn(sum, __shfl_xor_sync(0xffffffffu, sum, d));
+    return sum;
+}
+
 __global__ static void fp64_loop(const double *a, size_t lda, const double *b, size_t ldb, double *c, size_t ldc,
                                  int n, int padded, const uint8_t *refused, const int *tile_refused,
-                                 const int *row_special, const int *col_special, const int *any_special,
-                                 const struct check_counts *counts)
+                                 const long long *list, const int *row_special, const int *col_special,
+                                 const int *any_special, const struct check_counts *counts)
 {
-    if (!*any_special && !counts->refused)
-        return;
+    const bool listed = counts->refused <= padded; /* then the list holds every refused element */
+    if (listed) {
+        const int lane = threadIdx.x % 32, warps = gridDim.x * (blockDim.x * blockDim.y / 32);
+        for (int t = blockIdx.x * (blockDim.x * blockDim.y / 32) + (threadIdx.y * blockDim.x + threadIdx.x) / 32;
+             t < counts->refused; t += warps) {
+            const int i = (int)(list[t] / padded), j = (int)(list[t] % padded);
+            if (row_special[i] || col_special[j]) /* the tiles below take it */
+                continue;
+            const double sum = warp_dot(a + (size_t)i * lda, b + j, ldb, n, lane);
+            if (lane == 0)
+                c[(size_t)i * ldc + j] = sum;
+        }
+        if (!*any_special)
+            return;
+    }
     const int tiles = (n + LOOP_TILE - 1) / LOOP_TILE;
     for (int tile = blockIdx.x; tile < tiles * tiles; tile += gridDim.x) {
         const int i = tile / tiles * LOOP_TILE + threadIdx.y, j = tile % tiles * LOOP_TILE + threadIdx.x;
         if (i >= n || j >= n)
             continue;
-        const bool marked = tile_refused[(i / BM) * (padded / BN) + j / BN] && refused[(size_t)i * padded + j];
+        const bool marked =
+            !listed && tile_refused[(i / BM) * (padded / BN) + j / BN] && refused[(size_t)i * padded + j];
         if (!marked && !row_special[i] && !col_special[j])
             continue;
         double sum = 0.0;
@@ -603,7 +632,7 @@ static void passes_after_products(const struct step_run *run, const struct step_
                                                             m->c64, m->ldc);
     const int tiles = ((n + LOOP_TILE - 1) / LOOP_TILE) * ((n + LOOP_TILE - 1) / LOOP_TILE);
     fp64_loop<<<tiles < state->loop_blocks ? tiles : state->loop_blocks, dim3(LOOP_TILE, LOOP_TILE)>>>(
-        m->a64, m->lda, m->b64, m->ldb, m->c64, m->ldc, n, padded, w.refused, w.tile_refused, w.row_special,
+        m->a64, m->lda, m->b64, m->ldb, m->c64, m->ldc, n, padded, w.refused, w.tile_refused, w.list, w.row_special,
         w.col_special, w.any_special, w.counts);
 }
 

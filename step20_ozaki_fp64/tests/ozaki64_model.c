@@ -651,6 +651,31 @@ static double fp64_loop(const double *a, const double *b, int k)
     return c;
 }
 
+/* The same by a warp (step20.cu's warp_dot): lane l's sum of the terms k = l, l + 32, ... (one fma
+ * each, k in order), then the 32 sums pairwise, lane l and l + d for d = 16, 8, 4, 2, 1. */
+static double fp64_loop_warp(const double *a, const double *b, int k)
+{
+    double lane[32];
+    for (int l = 0; l < 32; l++) {
+        lane[l] = 0.0;
+        for (int t = l; t < k; t += 32)
+            lane[l] = fma(a[t], b[t], lane[l]);
+    }
+    for (int d = 16; d > 0; d /= 2)
+        for (int l = 0; l < d; l++)
+            lane[l] = lane[l] + lane[l + d];
+    return lane[0];
+}
+
+/* The larger error of the two loops' orders, in units of k u |A||B| (both are what the GPU may run). */
+static double loop_worst_of(const struct exact *x, const double *a, const double *b, int k)
+{
+    double by_thread, by_warp;
+    within_bound(x, fp64_loop(a, b, k), k, &by_thread);
+    within_bound(x, fp64_loop_warp(a, b, k), k, &by_warp);
+    return by_thread > by_warp ? by_thread : by_warp;
+}
+
 /* Scratch for one case, in one block: A's rows and B's columns (contiguous, k each), B as the
  * generator makes it, the prepared lines, the exact facts. */
 struct work {
@@ -725,8 +750,7 @@ static void run_case(struct work *w, int k, const struct ozaki64_plan *plan, enu
                 final_ratio = ratio;
             } else {
                 st->refused[band]++;
-                within_bound(&w->ex[i * LINES + j], fp64_loop(w->a + (size_t)i * k, w->bt + (size_t)j * k, k), k,
-                             &final_ratio);
+                final_ratio = loop_worst_of(&w->ex[i * LINES + j], w->a + (size_t)i * k, w->bt + (size_t)j * k, k);
             }
             if (final_ratio > st->worst_final)
                 st->worst_final = final_ratio;
@@ -874,9 +898,8 @@ static void search_family(int f, const struct search *s, enum variant variant, i
                     make_case(f, k, trial, &plan, &w, &case_state);
                     made = 1;
                     for (int e = 0; e < LINES * LINES; e++) {
-                        double ratio;
-                        within_bound(&w.ex[e], fp64_loop(w.a + (size_t)(e / LINES) * k, w.bt + (size_t)(e % LINES) * k, k),
-                                     k, &ratio);
+                        const double ratio =
+                            loop_worst_of(&w.ex[e], w.a + (size_t)(e / LINES) * k, w.bt + (size_t)(e % LINES) * k, k);
                         loop_worst = ratio > loop_worst ? ratio : loop_worst;
                     }
                 }
@@ -1028,8 +1051,10 @@ static void controls(const struct search *s)
  *   residue_products<true>'s check_epilogue (step 16's, bound -1: check_needed holds): an element is
  *     refused where its 7-bit sum w is below its row's least accepted w against the tile's columns
  *     (least_accepted), its column's rho is past its row's limit, and ozaki_check_accepts fails;
- *   fp64_loop: the refused elements and every element of a row or column holding NaN or Inf, one
- *     fused multiply-add a term from 0.0, k in order.
+ *   fp64_loop: the refused elements and every element of a row or column holding NaN or Inf. While
+ *     the check's list holds every refused element (at most padded of them) those not in such a line
+ *     are a warp each (fp64_loop_warp's order); the rest one fused multiply-add a term from 0.0, k in
+ *     order.
  * The model also computes the reference forms beside the GPU's (ozaki_residue of ozaki64_scaled,
  * ozaki64_reconstruct, the verdict without least_accepted's shortcut) and counts where they differ:
  * nowhere, or the GPU's forms are not what ozaki64.h proves. */
@@ -1181,6 +1206,8 @@ struct row_tally {
     double worst;
 };
 
+enum { LOOP_REFUSED = 1, LOOP_SPECIAL = 2 }; /* an element fp64_loop computes, and why */
+
 static void *whole_alloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size);
@@ -1230,6 +1257,7 @@ static int whole_step(const double *a, const double *b, int n, double *c, int ju
     double *g_most = whole_alloc((size_t)tiles, sizeof *g_most), *nb_most = whole_alloc((size_t)tiles, sizeof *nb_most);
     struct row_tally *tally = whole_alloc((size_t)n, sizeof *tally);
     long *residue_differ = whole_alloc(2 * (size_t)n, sizeof *residue_differ); /* per line, rows then columns */
+    uint8_t *looped = whole_alloc(nn, 1); /* what fp64_loop computes: LOOP_REFUSED, LOOP_SPECIAL */
 
     /* 1. the lines' facts */
 #pragma omp parallel for schedule(static)
@@ -1299,9 +1327,8 @@ static int whole_step(const double *a, const double *b, int n, double *c, int ju
             T->refused += refused;
             const int special = R->special || C->special;
             T->special += special;
-            if (refused || special) {
-                value = fp64_loop(a + (size_t)i * n, bt + (size_t)j * n, n);
-            } else if (judge) {
+            looped[(size_t)i * n + j] = special ? LOOP_SPECIAL : refused ? LOOP_REFUSED : 0;
+            if (!refused && !special && judge) {
                 struct exact x;
                 double ratio;
                 exact_element(a + (size_t)i * n, bt + (size_t)j * n, n, &x);
@@ -1312,6 +1339,20 @@ static int whole_step(const double *a, const double *b, int n, double *c, int ju
             c[(size_t)i * n + j] = value;
         }
     }
+    /* 5. fp64_loop: a warp an element while the check's list holds every refused one (at most padded),
+     * else a thread an element; the lines with NaN or Inf a thread an element */
+    long refused_all = 0;
+    for (int i = 0; i < n; i++)
+        refused_all += tally[i].refused;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            const uint8_t how = looped[(size_t)i * n + j];
+            if (how == LOOP_REFUSED && refused_all <= padded)
+                c[(size_t)i * n + j] = fp64_loop_warp(a + (size_t)i * n, bt + (size_t)j * n, n);
+            else if (how)
+                c[(size_t)i * n + j] = fp64_loop(a + (size_t)i * n, bt + (size_t)j * n, n);
+        }
     for (int i = 0; i < n; i++) {
         out->rows_past += rows[i].past;
         out->cols_past += cols[i].past;
@@ -1325,7 +1366,7 @@ static int whole_step(const double *a, const double *b, int n, double *c, int ju
         out->worst = tally[i].worst > out->worst ? tally[i].worst : out->worst;
     }
     free(rows), free(cols), free(bt), free(ra), free(rb), free(bytes_a), free(bytes_b), free(g_most), free(nb_most);
-    free(tally), free(residue_differ);
+    free(tally), free(residue_differ), free(looped);
     return 0;
 }
 
