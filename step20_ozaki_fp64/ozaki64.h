@@ -45,17 +45,17 @@
  * columns pass (R) alone (uniform: 30% against 89% at 16), so the check decides more elements, but
  * the step runs the check's product either way (an eighth of one modulus's product). 14 refuse
  * elements of the wide family at k = 4096 (3% at n = 4096 on an H200), and the FP64 loop that
- * computes them costs more than the modulus saves; at 8192 the search finds none refused, but an
- * H200 refused 411 of the wide family's 2^26 elements and 135 of rowscale's, and the loop (a thread
- * an element, k dependent steps) took 3 ms of the 16; from 16384 neither the search nor an H200
- * (none of 2^28 elements, uniform or wide) finds one, and the products take a fifteenth less.
+ * computes them costs more than the modulus saves. From 8192 the search finds none refused; an H200
+ * refused 411 of the wide family's 2^26 elements at n = 8192 and 135 of rowscale's, few enough for
+ * the check's list, where the FP64 loop takes them a warp each in microseconds; at 16384 none of
+ * 2^28 (uniform or wide). The products take a fifteenth less.
  * Mixed (200 binades in a row) is refused at 50 ... 90% at every count: splitting rows, not
  * moduli, would help. */
 #define OZAKI64_DEFAULT_MODULI_SHORT 17
 #define OZAKI64_DEFAULT_MODULI_LONG 15
 #define OZAKI64_DEFAULT_MODULI_LONGEST 14
 #define OZAKI64_LONG_SUMS 100
-#define OZAKI64_LONGEST_SUMS 16384
+#define OZAKI64_LONGEST_SUMS 8192
 
 OZAKI_HD int ozaki64_default_moduli(int k)
 {

@@ -1,6 +1,6 @@
 /* Step 20: FP64 products from exact INT8 products (Ozaki scheme II), on step 18's schedule.
  * The arithmetic is step 16's with doubles and more moduli (ozaki64.h, beside this file: 17 moduli
- * below n = 100, 15 from there, 14 from n = 16384; the remainder theorem on the FP64 units in 128
+ * below n = 100, 15 from there, 14 from n = 8192; the remainder theorem on the FP64 units in 128
  * bits up to 15 moduli, in 192 above; FP64's span condition); the moduli's products are step 18's
  * kernel, unchanged (scheduled_products.h), and so is step 16's check after them (its 7-bit product
  * and epilogue, in ozaki_passes.h), which here holds elements to FP64's bound. What is new: the
@@ -448,9 +448,9 @@ __global__ static void fp64_loop(const double *a, size_t lda, const double *b, s
 {
     const bool listed = counts->refused <= padded; /* then the list holds every refused element */
     if (listed) {
-        const int lane = threadIdx.x % 32, warps = gridDim.x * (blockDim.x * blockDim.y / 32);
-        for (int t = blockIdx.x * (blockDim.x * blockDim.y / 32) + (threadIdx.y * blockDim.x + threadIdx.x) / 32;
-             t < counts->refused; t += warps) {
+        const int thread = threadIdx.y * blockDim.x + threadIdx.x, warps_per_block = blockDim.x * blockDim.y / 32;
+        const int lane = thread % 32; /* a warp is 32 consecutive threads of the block, x fastest */
+        for (int t = blockIdx.x * warps_per_block + thread / 32; t < counts->refused; t += gridDim.x * warps_per_block) {
             const int i = (int)(list[t] / padded), j = (int)(list[t] % padded);
             if (row_special[i] || col_special[j]) /* the tiles below take it */
                 continue;
